@@ -1,0 +1,51 @@
+// fluxjac — perfect-gas constants and state conversions (EDU3D conventions).
+#pragma once
+
+#include "types.hpp"
+
+namespace fluxjac {
+
+/// Ratio of specific heats; the only value fluxjac supports.
+inline constexpr double kGamma = 1.4;
+/// gamma - 1 evaluated in double (0x3FD9999999999998), as the Fortran code does; never the literal 0.4.
+inline constexpr double kGammaMinusOne = kGamma - 1.0;
+
+/// Primitive state (rho, u, v, w, p) on one side of a face.
+template <class T>
+struct Primitive {
+  T rho, u, v, w, p;
+};
+
+/// \brief Primitive variables from conservative U = (rho, rho u, rho v, rho w, rho E), per DESIGN.md 1.2.
+template <class T>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T U[kBlock]) {
+  Primitive<T> q;
+  q.rho = U[0];
+  q.u = U[1] / U[0];
+  q.v = U[2] / U[0];
+  q.w = U[3] / U[0];
+  q.p = kGammaMinusOne * (U[4] - (0.5 * q.rho) * ((q.u * q.u + q.v * q.v) + q.w * q.w));
+  return q;
+}
+
+/// \brief Hand-differentiated dq/dU for q = (rho, u, v, w, p), row-major: dq_dU[i][k] = dq_i/dU_k.
+/// Used to seed the primitive-input flux (the paper's Algorithm 3).
+FLUXJAC_HD inline void primitive_jacobian(const Primitive<double>& q, double dq_dU[kBlock][kBlock]) {
+  const double inv_rho = 1.0 / q.rho;
+  const double kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
+  const double vel[3] = {q.u, q.v, q.w};
+  for (int i = 0; i < kBlock; ++i)
+    for (int k = 0; k < kBlock; ++k) dq_dU[i][k] = 0.0;
+  dq_dU[0][0] = 1.0;
+  for (int j = 0; j < 3; ++j) {
+    dq_dU[1 + j][0] = -vel[j] * inv_rho;
+    dq_dU[1 + j][1 + j] = inv_rho;
+  }
+  dq_dU[4][0] = kGammaMinusOne * kinetic;
+  dq_dU[4][1] = -kGammaMinusOne * q.u;
+  dq_dU[4][2] = -kGammaMinusOne * q.v;
+  dq_dU[4][3] = -kGammaMinusOne * q.w;
+  dq_dU[4][4] = kGammaMinusOne;
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,37 @@
+// fluxjac — the error type users see: one actionable line, turned into an exit code by main.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace fluxjac {
+
+/// Exit codes of the fluxjac executable.
+enum class ExitCode : int {
+  kOk = 0,
+  kValidationFailed = 1,  ///< a variant disagrees with the reference
+  kInvalidInput = 2,      ///< bad file, dataset or value
+  kUsage = 3,             ///< bad command line or configuration
+  kRuntime = 4,           ///< CUDA or other run-time failure
+};
+
+/// \brief An error with a message a user can act on (file, dataset, index, what to fix).
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message, ExitCode code = ExitCode::kInvalidInput)
+      : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+/// \brief Throws Error with a fmt-formatted message.
+template <class... Args>
+[[noreturn]] void fail(ExitCode code, fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(fmt::format(format, std::forward<Args>(args)...), code);
+}
+
+}  // namespace fluxjac

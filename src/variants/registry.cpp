@@ -1,0 +1,103 @@
+#include "variants/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+
+const char* to_string(Backend backend) { return backend == Backend::kCpu ? "cpu" : "cuda"; }
+
+const char* to_string(Seeding seeding) {
+  switch (seeding) {
+    case Seeding::kSeededPrimitive: return "seeded (Alg. 3)";
+    case Seeding::kDirectConservative: return "direct (Alg. 4)";
+    case Seeding::kAnalytic: return "analytic";
+  }
+  return "?";
+}
+
+const char* to_string(AssemblyMode mode) {
+  switch (mode) {
+    case AssemblyMode::kFull: return "full";
+    case AssemblyMode::kComputeOnly: return "compute-only";
+    case AssemblyMode::kScatterOnly: return "scatter-only";
+  }
+  return "?";
+}
+
+AssemblyMode parse_assembly_mode(const std::string& text) {
+  for (AssemblyMode mode : {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly})
+    if (text == to_string(mode)) return mode;
+  fail(ExitCode::kUsage, "unknown mode '{}': use full, compute-only or scatter-only", text);
+}
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(VariantInfo info, Factory factory) {
+  if (contains(info.name)) fail(ExitCode::kRuntime, "variant '{}' registered twice", info.name);
+  entries_.push_back({std::move(info), std::move(factory)});
+}
+
+std::vector<VariantInfo> Registry::list() const {
+  std::vector<VariantInfo> infos;
+  for (const auto& entry : entries_) infos.push_back(entry.info);
+  std::sort(infos.begin(), infos.end(), [](const VariantInfo& a, const VariantInfo& b) {
+    if (a.backend != b.backend) return a.backend == Backend::kCpu;
+    return a.name < b.name;
+  });
+  return infos;
+}
+
+bool Registry::contains(const std::string& name) const {
+  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.info.name == name; });
+}
+
+std::unique_ptr<Variant> Registry::create(const std::string& name) const {
+  for (const auto& entry : entries_)
+    if (entry.info.name == name) return entry.factory();
+  throw_unknown(name);
+}
+
+void Registry::throw_unknown(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const auto& info : list()) names.push_back(info.name);
+  fail(ExitCode::kUsage, "unknown variant '{}': registered variants are {} (see 'fluxjac list')", name,
+       fmt::join(names, ", "));
+}
+
+std::vector<std::string> Registry::resolve(const std::vector<std::string>& names) const {
+  std::vector<std::string> resolved;
+  auto add_unique = [&](const std::string& name) {
+    if (std::find(resolved.begin(), resolved.end(), name) == resolved.end()) resolved.push_back(name);
+  };
+  for (const auto& item : names) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      const std::size_t comma = std::min(item.find(',', start), item.size());
+      const std::string name = item.substr(start, comma - start);
+      start = comma + 1;
+      if (name.empty()) continue;
+      if (name == "all") {
+        for (const auto& info : list()) add_unique(info.name);
+      } else {
+        if (!contains(name)) throw_unknown(name);
+        add_unique(name);
+      }
+    }
+  }
+  if (resolved.empty()) fail(ExitCode::kUsage, "no variant selected: give --variant NAME, a list or 'all'");
+  return resolved;
+}
+
+VariantRegistrar::VariantRegistrar(VariantInfo info, Registry::Factory factory) {
+  Registry::instance().add(std::move(info), std::move(factory));
+}
+
+}  // namespace fluxjac

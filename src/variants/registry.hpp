@@ -1,0 +1,100 @@
+// fluxjac — the variant lifecycle and the self-registering registry (nvbench / RAJAPerf habits).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jacobian/jacobian.hpp"
+#include "mesh/edge_mesh.hpp"
+
+namespace fluxjac {
+
+enum class Backend { kCpu, kCuda };
+/// How derivative seeds are set (DESIGN.md 1.3).
+enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
+/// What the timed region contains (the paper's Table IV split).
+enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
+
+const char* to_string(Backend backend);
+const char* to_string(Seeding seeding);
+const char* to_string(AssemblyMode mode);
+AssemblyMode parse_assembly_mode(const std::string& text);
+
+/// \brief What `fluxjac list` shows about a variant.
+struct VariantInfo {
+  std::string name;
+  std::string description;
+  Backend backend = Backend::kCpu;
+  int threads_per_edge = 1;
+  Seeding seeding = Seeding::kDirectConservative;
+};
+
+/// \brief Compiled resources of a GPU kernel, from cudaFuncGetAttributes.
+struct KernelResources {
+  int registers = 0;
+  std::size_t local_bytes = 0;   ///< spill / stack bytes per thread
+  std::size_t shared_bytes = 0;  ///< static + dynamic shared memory per block
+  int block_threads = 0;
+  int edges_per_block = 0;
+};
+
+struct TimingOptions {
+  int warmup = 2;
+  int reps = 10;
+  AssemblyMode mode = AssemblyMode::kFull;
+};
+
+/// \brief Per-repetition times in milliseconds.
+struct TimingSamples {
+  std::vector<double> assembly_ms;  ///< the timed assembly kernel(s)
+  std::vector<double> zero_ms;      ///< zeroing of Adiag before each assembly (0 where not needed)
+};
+
+/// \brief One way of assembling the Jacobian. Lifecycle: setup -> run (any number) -> fetch.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual const VariantInfo& info() const = 0;
+  /// Kernel resources (GPU variants only).
+  virtual std::optional<KernelResources> resources() const { return std::nullopt; }
+  /// \brief Moves inputs to where the variant runs and allocates outputs.
+  virtual void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) = 0;
+  /// \brief Warm-up then timed repetitions; after a kFull run, fetch() returns a complete Jacobian.
+  virtual TimingSamples run(const TimingOptions& options) = 0;
+  /// \brief Copies the last assembled Jacobian to the host.
+  virtual void fetch(Jacobian& out) = 0;
+};
+
+/// \brief Name -> factory map filled by static VariantRegistrar objects (no central list to edit).
+class Registry {
+ public:
+  using Factory = std::function<std::unique_ptr<Variant>()>;
+
+  static Registry& instance();
+  void add(VariantInfo info, Factory factory);
+  /// Registered variants: the CPU reference first, then by name.
+  std::vector<VariantInfo> list() const;
+  bool contains(const std::string& name) const;
+  /// \brief Creates a variant; throws Error naming the registered variants if `name` is unknown.
+  std::unique_ptr<Variant> create(const std::string& name) const;
+  /// \brief Expands "all" and comma-separated lists into registered names (validated).
+  std::vector<std::string> resolve(const std::vector<std::string>& names) const;
+
+ private:
+  [[noreturn]] void throw_unknown(const std::string& name) const;
+  struct Entry {
+    VariantInfo info;
+    Factory factory;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// \brief Registers a variant from a static object in the variant's own translation unit.
+struct VariantRegistrar {
+  VariantRegistrar(VariantInfo info, Registry::Factory factory);
+};
+
+}  // namespace fluxjac
