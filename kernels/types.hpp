@@ -6,10 +6,18 @@
 #if defined(__CUDACC__)
 #define FLUXJAC_HD __host__ __device__
 #define FLUXJAC_FORCEINLINE __forceinline__
-#define FLUXJAC_UNROLL _Pragma("unroll")
 #else
 #define FLUXJAC_HD
 #define FLUXJAC_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+// Full unrolling: nvcc's pragma in device passes, GCC's in plain C++ builds; nothing in nvcc's host
+// pass, whose front end knows neither spelling.
+#if defined(__CUDA_ARCH__)
+#define FLUXJAC_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define FLUXJAC_UNROLL
+#else
 #define FLUXJAC_UNROLL _Pragma("GCC unroll 16")
 #endif
 

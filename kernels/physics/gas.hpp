@@ -48,4 +48,21 @@ FLUXJAC_HD inline void primitive_jacobian(const Primitive<double>& q, double dq_
   dq_dU[4][4] = kGammaMinusOne;
 }
 
+/// \brief Column `column` of dq/dU (see primitive_jacobian), by selects rather than an indexed array so
+/// that a run-time column keeps everything in registers on the GPU.
+FLUXJAC_HD FLUXJAC_FORCEINLINE void primitive_jacobian_column(const Primitive<double>& q, int column,
+                                                             double dq_dUk[kBlock]) {
+  const double inv_rho = 1.0 / q.rho;
+  const double kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
+  dq_dUk[0] = column == 0 ? 1.0 : 0.0;
+  dq_dUk[1] = column == 0 ? -q.u * inv_rho : (column == 1 ? inv_rho : 0.0);
+  dq_dUk[2] = column == 0 ? -q.v * inv_rho : (column == 2 ? inv_rho : 0.0);
+  dq_dUk[3] = column == 0 ? -q.w * inv_rho : (column == 3 ? inv_rho : 0.0);
+  dq_dUk[4] = column == 0   ? kGammaMinusOne * kinetic
+              : column == 1 ? -kGammaMinusOne * q.u
+              : column == 2 ? -kGammaMinusOne * q.v
+              : column == 3 ? -kGammaMinusOne * q.w
+                            : kGammaMinusOne;
+}
+
 }  // namespace fluxjac

@@ -60,8 +60,15 @@ bool Registry::contains(const std::string& name) const {
 }
 
 std::unique_ptr<Variant> Registry::create(const std::string& name) const {
-  for (const auto& entry : entries_)
-    if (entry.info.name == name) return entry.factory();
+  for (const auto& entry : entries_) {
+    if (entry.info.name != name) continue;
+    if (!entry.info.available)
+      fail(ExitCode::kUsage,
+           "variant '{}' needs CUDA, but this fluxjac was built without it: rebuild with nvcc available "
+           "(-DFLUXJAC_CUDA=ON) and run on a machine with an NVIDIA GPU",
+           name);
+    return entry.factory(entry.info);
+  }
   throw_unknown(name);
 }
 
@@ -85,7 +92,8 @@ std::vector<std::string> Registry::resolve(const std::vector<std::string>& names
       start = comma + 1;
       if (name.empty()) continue;
       if (name == "all") {
-        for (const auto& info : list()) add_unique(info.name);
+        for (const auto& info : list())
+          if (info.available) add_unique(info.name);
       } else {
         if (!contains(name)) throw_unknown(name);
         add_unique(name);

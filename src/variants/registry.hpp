@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "assembly/edge_input.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
 
@@ -23,6 +24,9 @@ const char* to_string(Seeding seeding);
 const char* to_string(AssemblyMode mode);
 AssemblyMode parse_assembly_mode(const std::string& text);
 
+/// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian.
+using LaneEmulator = std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries])>;
+
 /// \brief What `fluxjac list` shows about a variant.
 struct VariantInfo {
   std::string name;
@@ -30,6 +34,10 @@ struct VariantInfo {
   Backend backend = Backend::kCpu;
   int threads_per_edge = 1;
   Seeding seeding = Seeding::kDirectConservative;
+  /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
+  bool available = true;
+  /// The variant's lane mapping and seeding run on the CPU (GPU variants; empty for the reference).
+  LaneEmulator emulate_lanes;
 };
 
 /// \brief Compiled resources of a GPU kernel, from cudaFuncGetAttributes.
@@ -45,6 +53,7 @@ struct TimingOptions {
   int warmup = 2;
   int reps = 10;
   AssemblyMode mode = AssemblyMode::kFull;
+  int edges_per_block = 0;  ///< GPU tuning parameter; 0 = the variant's default
 };
 
 /// \brief Per-repetition times in milliseconds.
@@ -71,16 +80,17 @@ class Variant {
 /// \brief Name -> factory map filled by static VariantRegistrar objects (no central list to edit).
 class Registry {
  public:
-  using Factory = std::function<std::unique_ptr<Variant>()>;
+  using Factory = std::function<std::unique_ptr<Variant>(const VariantInfo& info)>;
 
   static Registry& instance();
   void add(VariantInfo info, Factory factory);
   /// Registered variants: the CPU reference first, then by name.
   std::vector<VariantInfo> list() const;
   bool contains(const std::string& name) const;
-  /// \brief Creates a variant; throws Error naming the registered variants if `name` is unknown.
+  /// \brief Creates a variant; throws Error naming the registered variants if `name` is unknown or
+  /// telling how to rebuild if it is not available in this build.
   std::unique_ptr<Variant> create(const std::string& name) const;
-  /// \brief Expands "all" and comma-separated lists into registered names (validated).
+  /// \brief Expands "all" (the variants available in this build) and comma-separated lists into names.
   std::vector<std::string> resolve(const std::vector<std::string>& names) const;
 
  private:

@@ -1,0 +1,48 @@
+// fluxjac — registration of a GPU variant from its lane policy (one file per variant).
+//
+// A variant file defines a policy { static constexpr int kLanesPerEdge; FLUXJAC_HD static void
+// compute(int lane, const EdgeInput&, double* local); } and registers it with a static
+// VariantRegistrar built by gpu_variant<Policy>(...). Variant files are compiled by nvcc in CUDA builds
+// (the policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then listed
+// as unavailable, and its lanes still run on the CPU for the tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "assembly/lane_work.hpp"
+#include "variants/registry.hpp"
+#if defined(__CUDACC__)
+#include "assembly/assembly_kernel.cuh"
+#endif
+
+namespace fluxjac {
+
+/// \brief Registry information and factory of the GPU variant of lane policy `Policy`.
+template <class Policy>
+VariantInfo gpu_variant_info(std::string name, std::string description, Seeding seeding) {
+  VariantInfo info;
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.backend = Backend::kCuda;
+  info.threads_per_edge = Policy::kLanesPerEdge;
+  info.seeding = seeding;
+#if defined(__CUDACC__)
+  info.available = true;
+#else
+  info.available = false;
+#endif
+  info.emulate_lanes = emulate_lanes<Policy>;
+  return info;
+}
+
+template <class Policy>
+std::unique_ptr<Variant> make_gpu_variant([[maybe_unused]] const VariantInfo& info) {
+#if defined(__CUDACC__)
+  return std::make_unique<CudaVariant<Policy>>(info);
+#else
+  return nullptr;  // unreachable: Registry::create refuses unavailable variants
+#endif
+}
+
+}  // namespace fluxjac

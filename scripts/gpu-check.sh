@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# gpu-check.sh — everything the GPU machine should check, in one call (see DEVICE.md and docs/performance.md):
+# configure with CUDA for sm_90, build, run the whole test suite (GPU tests included), run compute-sanitizer
+# on a small mesh, generate the paper-size mesh (mixed, N=100: about 1M nodes, 5.6M edges) in rcm and random
+# order unless one is given, run every GPU variant with validation in the three Table IV modes, and write
+# CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
+#
+#   bash scripts/gpu-check.sh [MESH.h5]        env: REPS (20), SANITIZE (1), N (100), EXTRA_RUN_ARGS
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${OUT:-gpu-results}
+mkdir -p "$OUT"
+REPS=${REPS:-20}
+N=${N:-100}
+SANITIZE=${SANITIZE:-1}
+BUILD=build-gpu
+VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
+log() { printf '\n== %s\n' "$*"; }
+
+log "configure and build (CUDA, sm_${CMAKE_CUDA_ARCHITECTURES:-90}, Release)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" >"$OUT/configure.log" 2>&1 ||
+  { cat "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+FLUXJAC="$BUILD/fluxjac"
+"$FLUXJAC" device | tee "$OUT/device.txt"
+"$FLUXJAC" list | tee "$OUT/list.txt"
+
+log "test suite (GPU tests included)"
+ctest --test-dir "$BUILD" -j"$(nproc)" --output-on-failure >"$OUT/ctest.log" 2>&1 && tail -3 "$OUT/ctest.log" ||
+  { grep -E "Failed|FAILED|Error" "$OUT/ctest.log" | head -40; tail -5 "$OUT/ctest.log"; }
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+if [[ "$SANITIZE" == 1 ]] && command -v compute-sanitizer >/dev/null; then
+  log "compute-sanitizer memcheck and racecheck, every GPU variant, small mesh"
+  "$FLUXJAC" mesh gen --kind mixed --n 6 --order random -q -o "$WORK/small.h5" >/dev/null
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$FLUXJAC" run --mesh "$WORK/small.h5" --variant "$VARIANTS" \
+      --warmup 0 --reps 1 -q >"$OUT/sanitizer-$tool.log" 2>&1 && echo "$tool: clean" ||
+      { echo "$tool: FOUND ERRORS (rc $?)"; grep -m5 -E "=========" "$OUT/sanitizer-$tool.log"; }
+  done
+fi
+
+if [[ $# -ge 1 ]]; then
+  meshes=("$1")
+else
+  log "paper-size meshes: mixed N=$N, rcm and random orderings"
+  "$FLUXJAC" mesh gen --kind mixed --n "$N" --order rcm -o "$WORK/mixed-$N-rcm.h5" 2>/dev/null
+  "$FLUXJAC" mesh gen --kind mixed --n "$N" --order random -o "$WORK/mixed-$N-random.h5" 2>/dev/null
+  meshes=("$WORK/mixed-$N-rcm.h5" "$WORK/mixed-$N-random.h5")
+fi
+
+summary="$OUT/summary.txt"
+: >"$summary"
+status=0
+for mesh in "${meshes[@]}"; do
+  name=$(basename "$mesh" .h5)
+  for mode in full compute-only scatter-only; do
+    log "$name, mode $mode"
+    "$FLUXJAC" run --mesh "$mesh" --variant "$VARIANTS" --mode "$mode" --warmup 3 --reps "$REPS" \
+      --csv "$OUT/$name-$mode.csv" --json "$OUT/$name-$mode.json" ${EXTRA_RUN_ARGS:-} >"$WORK/table.txt" || status=1
+    cat "$WORK/table.txt"
+    { echo "== $name, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt"; } >>"$summary"
+  done
+done
+log "summary (device: $(head -1 "$OUT/device.txt" | sed 's/device *//'))"
+cat "$summary"
+exit $status

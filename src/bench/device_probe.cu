@@ -1,0 +1,109 @@
+#include "bench/device_probe.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "assembly/cuda_check.hpp"
+
+namespace fluxjac {
+namespace {
+
+constexpr int kFmaChains = 8;
+constexpr int kFmaIterations = 4096;
+
+/// Independent FMA chains per thread keep the FP64 pipes busy; the result is stored so nothing folds.
+__global__ void fp64_fma_kernel(double* out, double a, double b) {
+  double chains[kFmaChains];
+  for (int c = 0; c < kFmaChains; ++c) chains[c] = threadIdx.x * 1e-3 + c;
+#pragma unroll 16
+  for (int i = 0; i < kFmaIterations; ++i)
+#pragma unroll
+    for (int c = 0; c < kFmaChains; ++c) chains[c] = fma(chains[c], a, b);
+  double sum = 0.0;
+  for (int c = 0; c < kFmaChains; ++c) sum += chains[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+/// Median of `reps` event-timed runs of `work` after one warm-up.
+template <class Work>
+double median_ms(int reps, Work&& work) {
+  cudaEvent_t start, stop;
+  FLUXJAC_CUDA_CHECK(cudaEventCreate(&start));
+  FLUXJAC_CUDA_CHECK(cudaEventCreate(&stop));
+  work();
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    FLUXJAC_CUDA_CHECK(cudaEventRecord(start));
+    work();
+    FLUXJAC_CUDA_CHECK(cudaEventRecord(stop));
+    FLUXJAC_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    FLUXJAC_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+DeviceCeilings measure() {
+  DeviceCeilings ceilings;
+  cudaDeviceProp properties{};
+  FLUXJAC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  ceilings.name = properties.name;
+  ceilings.sm_count = properties.multiProcessorCount;
+  int clock_khz = 0, memory_clock_khz = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  ceilings.sm_clock_mhz = clock_khz / 1000;
+  ceilings.memory_clock_mhz = memory_clock_khz / 1000;
+  ceilings.memory_gib = properties.totalGlobalMem / double(1 << 30);
+  ceilings.l2_mib = properties.l2CacheSize / double(1 << 20);
+  FLUXJAC_CUDA_CHECK(cudaRuntimeGetVersion(&ceilings.runtime_version));
+  FLUXJAC_CUDA_CHECK(cudaDriverGetVersion(&ceilings.driver_version));
+
+  // ---- copy bandwidth: 1 GiB device to device, bytes read plus bytes written ----------------------
+  const std::size_t bytes = std::size_t(1) << 30;
+  void *source = nullptr, *target = nullptr;
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&source, bytes));
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&target, bytes));
+  FLUXJAC_CUDA_CHECK(cudaMemset(source, 1, bytes));
+  const double copy_ms =
+      median_ms(10, [&] { FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDeviceToDevice)); });
+  ceilings.copy_bandwidth_gbs = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
+  cudaFree(source);
+  cudaFree(target);
+
+  // ---- FP64 FMA rate: enough blocks to fill every SM several times ---------------------------------
+  const int threads = 256, blocks = properties.multiProcessorCount * 16;
+  double* out = nullptr;
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&out, sizeof(double) * threads * blocks));
+  const double fma_ms = median_ms(5, [&] {
+    fp64_fma_kernel<<<blocks, threads>>>(out, 0.999999, 1e-7);
+    FLUXJAC_CUDA_CHECK_LAUNCH();
+  });
+  const double flops = 2.0 * kFmaChains * kFmaIterations * double(threads) * blocks;
+  ceilings.fp64_gflops = flops / (fma_ms * 1e-3) / 1e9;
+  cudaFree(out);
+  return ceilings;
+}
+
+}  // namespace
+
+bool gpu_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+std::optional<DeviceCeilings> probe_device() {
+  static std::optional<DeviceCeilings> cached;
+  static bool probed = false;
+  if (!probed) {
+    probed = true;
+    if (gpu_available()) cached = measure();
+  }
+  return cached;
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,30 @@
+// fluxjac — what the GPU is and what it can do, measured in the running process.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace fluxjac {
+
+/// \brief Device description plus the two ceilings of the roofline, measured (not datasheet).
+struct DeviceCeilings {
+  std::string name;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  double memory_gib = 0.0;
+  double l2_mib = 0.0;
+  int runtime_version = 0;
+  int driver_version = 0;
+  double copy_bandwidth_gbs = 0.0;  ///< device-to-device copy, bytes read + written per second / 1e9
+  double fp64_gflops = 0.0;         ///< FP64 FMA rate, 2 flops per FMA, / 1e9
+};
+
+/// \brief Whether a CUDA device is usable (false in CPU-only builds or without a GPU).
+bool gpu_available();
+
+/// \brief Describes device 0 and measures its copy bandwidth and FP64 rate (about a second).
+/// Empty when no GPU is usable. The result is cached for the process.
+std::optional<DeviceCeilings> probe_device();
+
+}  // namespace fluxjac

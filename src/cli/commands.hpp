@@ -1,0 +1,20 @@
+// fluxjac — the subcommands; each adds itself to the CLI11 app and runs when selected.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace fluxjac {
+
+/// The action of a parsed subcommand; returns the process exit code.
+using CommandAction = std::function<int()>;
+
+/// \brief Each adds a subcommand to `app` and sets `action` when that subcommand is selected.
+void add_run_command(CLI::App& app, CommandAction& action);
+void add_list_command(CLI::App& app, CommandAction& action);
+void add_info_command(CLI::App& app, CommandAction& action);
+void add_mesh_command(CLI::App& app, CommandAction& action);
+void add_device_command(CLI::App& app, CommandAction& action);
+
+}  // namespace fluxjac

@@ -1,0 +1,71 @@
+#include "jacobian/compare.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace fluxjac {
+namespace {
+
+/// max|a - r| / max|r|; infinity if any entry is not finite.
+template <class T>
+double relative_max_error(const std::vector<T>& values, const std::vector<T>& reference) {
+  double max_difference = 0.0, max_reference = 0.0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double a = values[i], r = reference[i];
+    if (!std::isfinite(a) || !std::isfinite(r)) return std::numeric_limits<double>::infinity();
+    max_difference = std::max(max_difference, std::abs(a - r));
+    max_reference = std::max(max_reference, std::abs(r));
+  }
+  if (max_reference == 0.0) return max_difference == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return max_difference / max_reference;
+}
+
+std::string first_pattern_difference(const JacobianPattern& a, const JacobianPattern& b) {
+  if (a.n_nodes != b.n_nodes) return fmt::format("node counts differ ({} vs {})", a.n_nodes, b.n_nodes);
+  if (a.nnz() != b.nnz()) return fmt::format("block counts differ ({} vs {})", a.nnz(), b.nnz());
+  for (std::size_t i = 0; i < a.row_ptr.size(); ++i)
+    if (a.row_ptr[i] != b.row_ptr[i]) return fmt::format("row_ptr[{}] differs ({} vs {})", i, a.row_ptr[i], b.row_ptr[i]);
+  for (std::size_t i = 0; i < a.col_idx.size(); ++i)
+    if (a.col_idx[i] != b.col_idx[i]) return fmt::format("col_idx[{}] differs ({} vs {})", i, a.col_idx[i], b.col_idx[i]);
+  return {};
+}
+
+}  // namespace
+
+Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,
+                             const JacobianPattern& reference_pattern, const Jacobian& reference,
+                             const Tolerances& tolerances) {
+  Comparison comparison;
+  comparison.pattern_message = first_pattern_difference(pattern, reference_pattern);
+  comparison.same_pattern = comparison.pattern_message.empty();
+  if (!comparison.same_pattern) {
+    comparison.adiag_error = comparison.aoff_error = std::numeric_limits<double>::infinity();
+    return comparison;
+  }
+  comparison.adiag_error = relative_max_error(result.adiag, reference.adiag);
+  comparison.aoff_error = relative_max_error(result.aoff, reference.aoff);
+  comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff;
+  return comparison;
+}
+
+std::vector<double> block_csr_multiply(const JacobianPattern& pattern, const Jacobian& jacobian,
+                                       const std::vector<double>& x) {
+  std::vector<double> y(static_cast<std::size_t>(pattern.n_nodes) * kBlock, 0.0);
+  for (std::int64_t row = 0; row < pattern.n_nodes; ++row) {
+    double* out = &y[row * kBlock];
+    const double* diagonal = &jacobian.adiag[row * kBlockEntries];
+    for (int r = 0; r < kBlock; ++r)
+      for (int c = 0; c < kBlock; ++c) out[r] += diagonal[block_entry(r, c)] * x[row * kBlock + c];
+    for (block_offset k = pattern.row_ptr[row]; k < pattern.row_ptr[row + 1]; ++k) {
+      const float* block = &jacobian.aoff[k * kBlockEntries];
+      const double* in = &x[static_cast<std::size_t>(pattern.col_idx[k]) * kBlock];
+      for (int r = 0; r < kBlock; ++r)
+        for (int c = 0; c < kBlock; ++c) out[r] += block[block_entry(r, c)] * in[c];
+    }
+  }
+  return y;
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,39 @@
+// fluxjac — validation of an assembled Jacobian against a reference (DESIGN.md 5).
+#pragma once
+
+#include <string>
+
+#include "jacobian/jacobian.hpp"
+
+namespace fluxjac {
+
+/// \brief Pass/fail tolerances on max|A - R| / max|R| per matrix.
+///
+/// Adiag (float64): atomics reorder the sums and the GPU contracts multiply-adds, so results differ from
+/// the reference by a few ulps of the largest entries; 1e-12 leaves three orders of margin.
+/// Aoff (float32): each entry is rounded to float once, so the error is at most one float ulp
+/// (6e-8 relative to the entry); 1e-6 leaves an order of margin.
+struct Tolerances {
+  double adiag = 1e-12;
+  double aoff = 1e-6;
+};
+
+struct Comparison {
+  bool same_pattern = false;
+  std::string pattern_message;  ///< first difference of the patterns, empty if the same
+  double adiag_error = 0.0;     ///< max|A - R| / max|R| over Adiag
+  double aoff_error = 0.0;      ///< max|A - R| / max|R| over Aoff
+  bool passed = false;
+};
+
+/// \brief Pattern first (row_ptr, col_idx), then relative max-norm errors of Adiag and Aoff.
+/// Non-finite entries fail. A pattern mismatch fails without value errors.
+Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,
+                             const JacobianPattern& reference_pattern, const Jacobian& reference,
+                             const Tolerances& tolerances = {});
+
+/// \brief y = J x with J = Adiag + Aoff in block-CSR (x, y of length 5 n_nodes).
+std::vector<double> block_csr_multiply(const JacobianPattern& pattern, const Jacobian& jacobian,
+                                       const std::vector<double>& x);
+
+}  // namespace fluxjac

@@ -1,0 +1,149 @@
+#include "jacobian/jacobian_io.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "util/atomic_output.hpp"
+#include "util/error.hpp"
+#include "util/hdf5.hpp"
+
+namespace fluxjac {
+namespace {
+
+constexpr const char* kGroup = "/jacobian";
+constexpr const char* kAdiag = "/jacobian/adiag";
+constexpr const char* kRowPtr = "/jacobian/row_ptr";
+constexpr const char* kColIdx = "/jacobian/col_idx";
+constexpr const char* kAoff = "/jacobian/aoff";
+
+void check_writable(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian) {
+  const std::int64_t n_nodes = pattern.n_nodes;
+  const std::size_t nodes = n_nodes > 0 ? static_cast<std::size_t>(n_nodes) : 0;
+  const std::size_t nnz = pattern.col_idx.size();
+  const bool consistent = n_nodes > 0 && pattern.row_ptr.size() == nodes + 1 &&
+                          pattern.row_ptr.back() == static_cast<block_offset>(nnz) &&
+                          jacobian.adiag.size() == nodes * kBlockEntries && jacobian.aoff.size() == nnz * kBlockEntries;
+  if (!consistent)
+    fail(ExitCode::kRuntime,
+         "{}: cannot write an inconsistent Jacobian: n_nodes {}, {} row_ptr entries, {} col_idx entries, {} Adiag "
+         "values, {} Aoff values",
+         path, n_nodes, pattern.row_ptr.size(), nnz, jacobian.adiag.size(), jacobian.aoff.size());
+}
+
+/// Finite entries of [blocks, 5, 5] values, naming the block and the entry (row, column) in it.
+template <class Real>
+void check_finite_blocks(const std::string& file, const char* path, const std::vector<Real>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isfinite(values[i])) continue;
+    const std::size_t entry = i % kBlockEntries;
+    fail(ExitCode::kInvalidInput, "{}: {}[{}]: entry ({}, {}) is {}, expected a finite number", file, path,
+         i / kBlockEntries, entry / kBlock, entry % kBlock, values[i]);
+  }
+}
+
+void check_row_ptr(const std::string& file, const std::vector<block_offset>& row_ptr, std::int64_t nnz) {
+  if (row_ptr[0] != 0) fail(ExitCode::kInvalidInput, "{}: {}[0]: is {}, expected 0", file, kRowPtr, row_ptr[0]);
+  for (std::size_t i = 1; i < row_ptr.size(); ++i)
+    if (row_ptr[i] < row_ptr[i - 1])
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: is {}, less than the {} before it (row_ptr must not decrease)", file,
+           kRowPtr, i, row_ptr[i], row_ptr[i - 1]);
+  if (row_ptr.back() != nnz)
+    fail(ExitCode::kInvalidInput, "{}: {}[{}]: is {}, expected nnz = {} (the length of {})", file, kRowPtr,
+         row_ptr.size() - 1, row_ptr.back(), nnz, kColIdx);
+}
+
+std::vector<node_index> read_columns(const h5::File& file, const h5::DatasetInfo& info,
+                                     const std::vector<block_offset>& row_ptr) {
+  const std::vector<std::int64_t> columns = h5::read<std::int64_t>(file, info);
+  const std::int64_t n_nodes = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  for (std::int64_t row = 0; row < n_nodes; ++row) {
+    for (block_offset k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+      const std::int64_t column = columns[k];
+      if (column < 0 || column >= n_nodes)
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} of row {} is out of range [0, {})", file.name(), kColIdx,
+             k, column, row, n_nodes);
+      if (column == row)
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} is the diagonal of row {} (it belongs in {})", file.name(),
+             kColIdx, k, column, row, kAdiag);
+      if (k > row_ptr[row] && column <= columns[k - 1])
+        fail(ExitCode::kInvalidInput,
+             "{}: {}[{}]: column {} follows column {} in row {} (columns must be strictly ascending within a row)",
+             file.name(), kColIdx, k, column, columns[k - 1], row);
+    }
+  }
+  return std::vector<node_index>(columns.begin(), columns.end());
+}
+
+std::string string_attribute_or_empty(const h5::File& file, const char* name) {
+  return h5::read_string_attribute(file, kGroup, name).value_or(std::string());
+}
+
+}  // namespace
+
+void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
+                    const JacobianFileInfo& info) {
+  check_writable(path, pattern, jacobian);
+  const std::int64_t n_nodes = pattern.n_nodes;
+  const std::int64_t nnz = pattern.nnz();
+  AtomicOutput output(path);
+  {
+    h5::File file = h5::File::create(output.temporary_path(), path);
+    h5::write_format(file, kJacobianFormat, kJacobianFormatVersion);
+    h5::create_group(file, kGroup);
+    h5::write_attribute(file, kGroup, "variant", info.variant);
+    h5::write_attribute(file, kGroup, "mesh_file", info.mesh_file);
+    h5::write_attribute(file, kGroup, "state_file", info.state_file);
+    h5::write_attribute(file, kGroup, "fluxjac_version", info.version);
+    h5::write(file, kAdiag, jacobian.adiag, {n_nodes, kBlock, kBlock});
+    h5::write(file, kRowPtr, pattern.row_ptr, {n_nodes + 1});
+    h5::write(file, kColIdx, pattern.col_idx, {nnz});
+    h5::write(file, kAoff, jacobian.aoff, {nnz, kBlock, kBlock});
+    file.close();
+  }
+  output.commit();
+}
+
+StoredJacobian read_jacobian(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
+  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
+
+  // Types and shapes of everything first, then the values.
+  const h5::DatasetInfo adiag = h5::describe_dataset(file, kAdiag);
+  h5::require_type(adiag, {h5::kFloat64});
+  h5::require_shape(adiag, {h5::kAnyExtent, kBlock, kBlock}, "[n_nodes, 5, 5]");
+  const std::int64_t n_nodes = adiag.shape[0];
+  if (n_nodes == 0) fail(ExitCode::kInvalidInput, "{}: {}: the Jacobian has no rows", path, kAdiag);
+  if (n_nodes > std::numeric_limits<node_index>::max())
+    fail(ExitCode::kInvalidInput, "{}: {}: {} rows, more than int32 column indices can address", path, kAdiag, n_nodes);
+  const h5::DatasetInfo row_ptr = h5::describe_dataset(file, kRowPtr);
+  h5::require_type(row_ptr, {h5::kInt64, h5::kInt32});
+  h5::require_shape(row_ptr, {n_nodes + 1}, fmt::format("[n_nodes + 1], n_nodes = {} from {}", n_nodes, kAdiag));
+  const h5::DatasetInfo col_idx = h5::describe_dataset(file, kColIdx);
+  h5::require_type(col_idx, {h5::kInt32, h5::kInt64});
+  h5::require_shape(col_idx, {h5::kAnyExtent}, "[nnz]");
+  const std::int64_t nnz = col_idx.shape[0];
+  const h5::DatasetInfo aoff = h5::describe_dataset(file, kAoff);
+  h5::require_type(aoff, {h5::kFloat32});
+  h5::require_shape(aoff, {nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", nnz, kColIdx));
+
+  StoredJacobian stored;
+  JacobianPattern& pattern = stored.pattern;
+  pattern.n_nodes = n_nodes;
+  pattern.row_ptr = h5::read<block_offset>(file, row_ptr);
+  check_row_ptr(path, pattern.row_ptr, nnz);
+  pattern.col_idx = read_columns(file, col_idx, pattern.row_ptr);
+  stored.jacobian.adiag = h5::read<double>(file, adiag);
+  check_finite_blocks(path, kAdiag, stored.jacobian.adiag);
+  stored.jacobian.aoff = h5::read<float>(file, aoff);
+  check_finite_blocks(path, kAoff, stored.jacobian.aoff);
+
+  stored.info.variant = string_attribute_or_empty(file, "variant");
+  stored.info.mesh_file = string_attribute_or_empty(file, "mesh_file");
+  stored.info.state_file = string_attribute_or_empty(file, "state_file");
+  stored.info.version = string_attribute_or_empty(file, "fluxjac_version");
+  return stored;
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,41 @@
+// fluxjac — writing and reading assembled Jacobians in block-CSR form (DESIGN.md 3.2).
+#pragma once
+
+#include <string>
+
+#include "jacobian/jacobian.hpp"
+
+namespace fluxjac {
+
+/// Root attribute `format` of Jacobian files.
+inline constexpr const char* kJacobianFormat = "fluxjac-jacobian";
+/// Root attribute `version` of Jacobian files.
+inline constexpr int kJacobianFormatVersion = 1;
+
+/// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version).
+struct JacobianFileInfo {
+  std::string variant;     ///< registry name of the variant that assembled it
+  std::string mesh_file;   ///< input mesh path
+  std::string state_file;  ///< input state path (the mesh file when the state was in it)
+  std::string version;     ///< fluxjac version and git revision
+};
+
+/// \brief A Jacobian read back from a file (e.g. a stored reference).
+struct StoredJacobian {
+  JacobianPattern pattern;  ///< n_nodes, row_ptr, col_idx; slot_lr/slot_rl are empty (not stored)
+  Jacobian jacobian;
+  JacobianFileInfo info;  ///< empty strings for attributes the file lacks
+};
+
+/// \brief Writes the pattern and values atomically: /jacobian/adiag float64 [N,5,5], row_ptr int64 [N+1],
+/// col_idx int32 [nnz], aoff float32 [nnz,5,5], with info as attributes. Error(kRuntime) on inconsistent
+/// array sizes or I/O failure; no file appears then.
+void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
+                    const JacobianFileInfo& info);
+
+/// \brief Reads and validates a Jacobian file: types, consistent shapes, row_ptr from 0 to nnz and
+/// non-decreasing, col_idx in range, strictly ascending within a row, no diagonal, finite values.
+/// Throws Error(kInvalidInput) naming the file, dataset and first offending index.
+StoredJacobian read_jacobian(const std::string& path);
+
+}  // namespace fluxjac

@@ -1,0 +1,150 @@
+#include "mesh/file_info.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+
+#include "jacobian/jacobian_io.hpp"
+#include "mesh/mesh_io.hpp"
+#include "physics/gas.hpp"
+#include "util/error.hpp"
+#include "util/hdf5.hpp"
+
+namespace fluxjac {
+namespace {
+
+/// Smallest and largest of a series.
+struct Range {
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  void add(double value) {
+    min = std::min(min, value);
+    max = std::max(max, value);
+  }
+};
+
+void add_line(std::string& text, std::string_view label, std::string_view value) {
+  text += fmt::format("  {:<22}{}\n", label, value);
+}
+
+std::string range_text(const Range& range) { return fmt::format("min {:.6g}  max {:.6g}", range.min, range.max); }
+
+void describe_mesh(std::string& text, const EdgeMesh& mesh) {
+  const edge_index n_edges = mesh.n_edges();
+  add_line(text, "nodes", std::to_string(mesh.n_nodes));
+  add_line(
+      text, "edges",
+      fmt::format("{} ({:.3g} per node)", n_edges, static_cast<double>(n_edges) / static_cast<double>(mesh.n_nodes)));
+  add_line(
+      text, "optional datasets",
+      fmt::format("coords {}, volumes {}", mesh.coords.empty() ? "no" : "yes", mesh.volumes.empty() ? "no" : "yes"));
+  Range areas;
+  double area_sum = 0.0;
+  for (const double area : mesh.areas) {
+    areas.add(area);
+    area_sum += area;
+  }
+  add_line(text, "dual-face areas", fmt::format("{}  sum {:.6g}", range_text(areas), area_sum));
+  if (!mesh.volumes.empty()) {
+    double volume_sum = 0.0;
+    for (const double volume : mesh.volumes) volume_sum += volume;
+    add_line(text, "dual volumes", fmt::format("sum {:.6g}", volume_sum));
+  }
+  std::int64_t bandwidth = 0;
+  double distance_sum = 0.0;
+  for (edge_index e = 0; e < n_edges; ++e) {
+    const std::int64_t distance = std::llabs(static_cast<long long>(mesh.left(e)) - mesh.right(e));
+    bandwidth = std::max(bandwidth, distance);
+    distance_sum += static_cast<double>(distance);
+  }
+  add_line(text, "ordering",
+           fmt::format("bandwidth max |L-R| = {}, mean |L-R| = {:.4g}", bandwidth,
+                       distance_sum / static_cast<double>(n_edges)));
+}
+
+void describe_state(std::string& text, const FlowState& state) {
+  Range density, pressure, mach;
+  for (std::int64_t node = 0; node < state.n_nodes(); ++node) {
+    const Primitive<double> q = primitive_from_conservative(&state.Q[kBlock * node]);
+    const double speed = std::sqrt((q.u * q.u + q.v * q.v) + q.w * q.w);
+    density.add(q.rho);
+    pressure.add(q.p);
+    mach.add(speed / std::sqrt(kGamma * q.p / q.rho));
+  }
+  add_line(text, "state", fmt::format("{} nodes, gamma {}", state.n_nodes(), state.gamma));
+  add_line(text, "  density", range_text(density));
+  add_line(text, "  pressure", range_text(pressure));
+  add_line(text, "  Mach number", range_text(mach));
+}
+
+std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_state) {
+  std::string text =
+      fmt::format("{}: fluxjac edge mesh (format {} version {})\n", path, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  std::int64_t n_nodes = -1;
+  if (has_mesh) {
+    const EdgeMesh mesh = read_edge_mesh(path);
+    n_nodes = mesh.n_nodes;
+    describe_mesh(text, mesh);
+  } else {
+    add_line(text, "mesh", "none (a state-only file)");
+  }
+  if (has_state)
+    describe_state(text, read_flow_state(path, n_nodes));
+  else
+    add_line(text, "state", "none in this file (give one with --state)");
+  return text;
+}
+
+std::string describe_jacobian_file(const std::string& path) {
+  const StoredJacobian stored = read_jacobian(path);
+  const JacobianPattern& pattern = stored.pattern;
+  std::string text =
+      fmt::format("{}: fluxjac Jacobian (format {} version {})\n", path, kJacobianFormat, kJacobianFormatVersion);
+  add_line(text, "nodes (block rows)", std::to_string(pattern.n_nodes));
+  add_line(text, "off-diagonal blocks",
+           fmt::format("{} ({:.3g} per row)", pattern.nnz(),
+                       static_cast<double>(pattern.nnz()) / static_cast<double>(pattern.n_nodes)));
+  const auto or_unknown = [](const std::string& value) {
+    return value.empty() ? std::string("(not recorded)") : value;
+  };
+  add_line(text, "variant", or_unknown(stored.info.variant));
+  add_line(text, "mesh file", or_unknown(stored.info.mesh_file));
+  add_line(text, "state file", or_unknown(stored.info.state_file));
+  add_line(text, "written by fluxjac", or_unknown(stored.info.version));
+  double adiag_max = 0.0;
+  for (const double value : stored.jacobian.adiag) adiag_max = std::max(adiag_max, std::abs(value));
+  float aoff_max = 0.0f;
+  for (const float value : stored.jacobian.aoff) aoff_max = std::max(aoff_max, std::abs(value));
+  add_line(text, "max |Adiag|", fmt::format("{:.6g}", adiag_max));
+  add_line(text, "max |Aoff|", fmt::format("{:.6g}", aoff_max));
+  return text;
+}
+
+}  // namespace
+
+std::string describe_file(const std::string& path) {
+  std::optional<std::string> format;
+  bool has_mesh = false;
+  bool has_state = false;
+  {
+    const h5::File file = h5::File::open(path);
+    format = h5::read_format(file);
+    has_mesh = h5::exists(file, "/mesh");
+    has_state = h5::exists(file, "/state");
+  }
+  if (format && *format == kEdgeMeshFormat) return describe_mesh_file(path, has_mesh, has_state);
+  if (format && *format == kJacobianFormat) return describe_jacobian_file(path);
+  if (!format)
+    fail(ExitCode::kInvalidInput,
+         "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\" or \"{}\")", path,
+         kEdgeMeshFormat, kJacobianFormat);
+  fail(ExitCode::kInvalidInput,
+       "{}: root attribute \"format\" is \"{}\": not a fluxjac file (expected \"{}\" or \"{}\")", path, *format,
+       kEdgeMeshFormat, kJacobianFormat);
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,313 @@
+#include "mesh/generator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "mesh/ordering.hpp"
+#include "physics/gas.hpp"
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+// ---- counter-based random numbers: the same jitter whatever the thread count --------------------------
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Uniform in [-1, 1) for (seed, node, component).
+double signed_unit_random(std::uint64_t seed, std::int64_t node, int component) {
+  const std::uint64_t h =
+      splitmix64(splitmix64(seed) ^ (static_cast<std::uint64_t>(node) * 3u + static_cast<std::uint64_t>(component)));
+  return 2.0 * (static_cast<double>(h >> 11) * 0x1.0p-53) - 1.0;
+}
+
+// ---- wall clustering of the mixed mesh ----------------------------------------------------------------
+// z = g(s), s = k / n: exponential below s = kPrismFraction of the layers, linear above, with g and g'
+// continuous at the joint and g(kPrismFraction) = kPrismHeight.
+constexpr double kPrismFraction = 0.5;
+constexpr double kPrismHeight = 0.25;
+
+/// Growth exponent beta of the exponential part: beta / (1 - exp(-beta)) equals the slope ratio.
+double clustering_exponent() {
+  const double target = (1.0 - kPrismHeight) * kPrismFraction / ((1.0 - kPrismFraction) * kPrismHeight);
+  double low = 1e-6, high = 50.0;
+  for (int i = 0; i < 200; ++i) {
+    const double beta = 0.5 * (low + high);
+    (beta / (1.0 - std::exp(-beta)) < target ? low : high) = beta;
+  }
+  return 0.5 * (low + high);
+}
+
+double clustered_height(double s, double beta) {
+  if (s <= kPrismFraction) return kPrismHeight * std::expm1(beta * s / kPrismFraction) / std::expm1(beta);
+  return kPrismHeight + (s - kPrismFraction) * (1.0 - kPrismHeight) / (1.0 - kPrismFraction);
+}
+
+// ---- the hexahedron splits (corner c = dx + 2 dy + 4 dz) ----------------------------------------------
+// Kuhn: one tetrahedron per axis order, corners 0 -> ... -> 7; odd orders swap two vertices to keep the
+// CGNS orientation. Every face is cut along the diagonal through its lowest corner.
+constexpr int kKuhnTetrahedra[6][4] = {{0, 1, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7},
+                                       {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 6, 4, 7}};
+// Prisms on the triangles (0,1,3) and (0,3,2) of the bottom face, the same diagonal 0-3 as Kuhn's.
+constexpr int kPrismSplit[2][6] = {{0, 1, 3, 4, 5, 7}, {0, 3, 2, 4, 7, 6}};
+
+/// The unjittered grid and its jitter.
+struct BoxNodes {
+  std::vector<double> coords;        ///< [n][3], unjittered
+  std::vector<double> displacement;  ///< [n][3], full jitter (zero on the boundary)
+  std::vector<std::uint8_t> on_boundary;
+};
+
+BoxNodes make_box_nodes(const BoxMeshSpec& spec) {
+  const int n = spec.n;
+  const std::int64_t side = n + 1;
+  const std::int64_t n_nodes = side * side * side;
+  const std::vector<double> z_levels = box_z_levels(spec);
+  const double spacing = 1.0 / n;
+  BoxNodes nodes;
+  nodes.coords.resize(3 * static_cast<std::size_t>(n_nodes));
+  nodes.displacement.assign(3 * static_cast<std::size_t>(n_nodes), 0.0);
+  nodes.on_boundary.resize(static_cast<std::size_t>(n_nodes));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < side; ++k) {
+    const double z_spacing =
+        k == 0 || k == n ? 0.0 : std::min(z_levels[k] - z_levels[k - 1], z_levels[k + 1] - z_levels[k]);
+    for (std::int64_t j = 0; j < side; ++j) {
+      for (std::int64_t i = 0; i < side; ++i) {
+        const std::int64_t node = i + side * (j + side * k);
+        nodes.coords[3 * node] = i == n ? 1.0 : static_cast<double>(i) * spacing;
+        nodes.coords[3 * node + 1] = j == n ? 1.0 : static_cast<double>(j) * spacing;
+        nodes.coords[3 * node + 2] = z_levels[k];
+        const bool boundary = i == 0 || j == 0 || k == 0 || i == n || j == n || k == n;
+        nodes.on_boundary[node] = boundary ? 1 : 0;
+        if (boundary) continue;
+        nodes.displacement[3 * node] = spec.jitter * spacing * signed_unit_random(spec.seed, node, 0);
+        nodes.displacement[3 * node + 1] = spec.jitter * spacing * signed_unit_random(spec.seed, node, 1);
+        nodes.displacement[3 * node + 2] = spec.jitter * z_spacing * signed_unit_random(spec.seed, node, 2);
+      }
+    }
+  }
+  return nodes;
+}
+
+void make_box_cells(const BoxMeshSpec& spec, ElementMesh& elements) {
+  const int n = spec.n;
+  const std::int64_t side = n + 1;
+  const int prism_layers = prism_layer_count(spec);
+  const std::int64_t cells_per_layer = static_cast<std::int64_t>(n) * n;
+  elements.prisms.resize(static_cast<std::size_t>(cells_per_layer * prism_layers * 2 * 6));
+  elements.tetrahedra.resize(static_cast<std::size_t>(cells_per_layer * (n - prism_layers) * 6 * 4));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        node_index corner[8];
+        for (int c = 0; c < 8; ++c)
+          corner[c] =
+              static_cast<node_index>((i + (c & 1)) + side * ((j + ((c >> 1) & 1)) + side * (k + ((c >> 2) & 1))));
+        if (k < prism_layers) {
+          node_index* prism = &elements.prisms[12 * ((k * n + j) * n + i)];
+          for (int p = 0; p < 2; ++p)
+            for (int v = 0; v < 6; ++v) prism[6 * p + v] = corner[kPrismSplit[p][v]];
+        } else {
+          node_index* tetrahedron = &elements.tetrahedra[24 * (((k - prism_layers) * n + j) * n + i)];
+          for (int t = 0; t < 6; ++t)
+            for (int v = 0; v < 4; ++v) tetrahedron[4 * t + v] = corner[kKuhnTetrahedra[t][v]];
+        }
+      }
+    }
+  }
+}
+
+/// Applies the jitter, halving it (and after kHalvings rounds removing it) on the nodes of invalid cells
+/// until every cell is valid. Returns the number of nodes whose jitter was reduced.
+std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements) {
+  constexpr int kHalvings = 8;
+  const std::int64_t n_nodes = elements.n_nodes;
+  std::vector<double> scale(static_cast<std::size_t>(n_nodes), 1.0);
+  std::vector<std::uint8_t> reduced(static_cast<std::size_t>(n_nodes), 0);
+  for (int round = 0;; ++round) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < 3 * n_nodes; ++i)
+      elements.coords[i] = nodes.coords[i] + scale[i / 3] * nodes.displacement[i];
+    const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
+    if (invalid.empty()) break;
+    std::vector<std::uint8_t> in_invalid_cell(static_cast<std::size_t>(n_nodes), 0);
+    for (std::int64_t cell : invalid) {
+      // Global cell ids count tetrahedra first, then prisms (box meshes have no other cells).
+      const bool is_tetrahedron = cell < elements.n_tetrahedra();
+      const node_index* vertices =
+          is_tetrahedron ? &elements.tetrahedra[4 * cell] : &elements.prisms[6 * (cell - elements.n_tetrahedra())];
+      for (int v = 0; v < (is_tetrahedron ? 4 : 6); ++v) in_invalid_cell[vertices[v]] = 1;
+    }
+    for (std::int64_t i = 0; i < n_nodes; ++i) {
+      if (!in_invalid_cell[i]) continue;
+      scale[i] = round < kHalvings ? 0.5 * scale[i] : 0.0;
+      reduced[i] = 1;
+    }
+  }
+  std::int64_t count = 0;
+  for (std::uint8_t flag : reduced) count += flag;
+  return count;
+}
+
+// ---- the flow state -----------------------------------------------------------------------------------
+constexpr double kFreestreamMach = 0.85;
+constexpr double kAngleOfAttackDegrees = 2.0;
+constexpr double kSideslipDegrees = 1.0;
+
+/// A smooth flat-topped bump of the flow speed: factor 1 + amplitude * exp(-(r / radius)^4 / 2).
+struct SpeedBump {
+  double center[3];
+  double radius;
+  double amplitude;
+};
+constexpr SpeedBump kStagnationBump{{0.3, 0.4, 0.55}, 0.18, -0.97};
+constexpr SpeedBump kSupersonicBump{{0.7, 0.6, 0.45}, 0.18, 0.65};
+
+double bump_shape(const SpeedBump& bump, const double* x) {
+  double r2 = 0.0;
+  for (int d = 0; d < 3; ++d) r2 += (x[d] - bump.center[d]) * (x[d] - bump.center[d]);
+  const double q = r2 / (bump.radius * bump.radius);
+  return std::exp(-0.5 * q * q);
+}
+
+/// build_box_elements with a progress report at the start of the node and cell stages.
+ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec,
+                                         const std::function<void(const char*, double)>& report,
+                                         std::vector<std::uint8_t>* on_boundary, std::int64_t* n_jitter_reduced) {
+  validate_box_mesh_spec(spec);
+  report("nodes", 0.0);
+  BoxNodes nodes = make_box_nodes(spec);
+  ElementMesh elements;
+  elements.n_nodes = static_cast<std::int64_t>(nodes.on_boundary.size());
+  elements.coords = nodes.coords;
+  report("cells", 0.05);
+  make_box_cells(spec, elements);
+  const std::int64_t reduced = spec.jitter > 0.0 ? apply_jitter(nodes, elements) : 0;
+  if (n_jitter_reduced) *n_jitter_reduced = reduced;
+  if (on_boundary) *on_boundary = std::move(nodes.on_boundary);
+  return elements;
+}
+
+}  // namespace
+
+void validate_box_mesh_spec(const BoxMeshSpec& spec) {
+  if (spec.kind != "tet" && spec.kind != "prism" && spec.kind != "mixed")
+    fail(ExitCode::kUsage, "box mesh: unknown kind '{}' (expected tet, prism or mixed)", spec.kind);
+  if (spec.order != "natural" && spec.order != "random" && spec.order != "rcm")
+    fail(ExitCode::kUsage, "box mesh: unknown order '{}' (expected natural, random or rcm)", spec.order);
+  if (spec.n < 1) fail(ExitCode::kUsage, "box mesh: n = {} hexahedra per direction; it must be at least 1", spec.n);
+  const std::int64_t side = static_cast<std::int64_t>(spec.n) + 1;
+  const std::int64_t max_nodes = std::numeric_limits<node_index>::max();
+  if (side * side * side > max_nodes) {
+    std::int64_t max_n = 1;
+    while ((max_n + 2) * (max_n + 2) * (max_n + 2) <= max_nodes) ++max_n;
+    fail(ExitCode::kUsage,
+         "box mesh: n = {} gives (n+1)^3 = {} nodes, more than the {} that 32-bit node ids allow (use n <= {})", spec.n,
+         side * side * side, max_nodes, max_n);
+  }
+  if (!(spec.jitter >= 0.0 && spec.jitter < 0.45))
+    fail(ExitCode::kUsage, "box mesh: jitter {} is outside [0, 0.45) (a fraction of the local node spacing)",
+         spec.jitter);
+}
+
+int prism_layer_count(const BoxMeshSpec& spec) {
+  if (spec.kind == "prism") return spec.n;
+  if (spec.kind == "mixed") return static_cast<int>(kPrismFraction * spec.n);
+  return 0;
+}
+
+std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
+  const int n = spec.n;
+  std::vector<double> z(static_cast<std::size_t>(n) + 1);
+  const double beta = spec.kind == "mixed" ? clustering_exponent() : 0.0;
+  for (int k = 0; k <= n; ++k) {
+    const double s = static_cast<double>(k) / n;
+    z[k] = spec.kind == "mixed" ? clustered_height(s, beta) : s;
+  }
+  z[0] = 0.0;
+  z[n] = 1.0;
+  return z;
+}
+
+ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t>* on_boundary,
+                               std::int64_t* n_jitter_reduced) {
+  return build_box_elements_reporting(
+      spec, [](const char*, double) {}, on_boundary, n_jitter_reduced);
+}
+
+FlowState disturbed_freestream_state(const std::vector<double>& coords) {
+  const std::int64_t n_nodes = static_cast<std::int64_t>(coords.size() / 3);
+  constexpr double kPi = 3.14159265358979323846;
+  const double alpha = kAngleOfAttackDegrees * kPi / 180.0, beta = kSideslipDegrees * kPi / 180.0;
+  const double direction[3] = {std::cos(alpha) * std::cos(beta), std::sin(beta), std::sin(alpha) * std::cos(beta)};
+  // Freestream rho = 1, p = 1/gamma, hence a = 1 and speed = Mach.
+  const double freestream_speed = kFreestreamMach;
+  const double total_enthalpy = 1.0 / kGammaMinusOne + 0.5 * freestream_speed * freestream_speed;
+
+  FlowState state;
+  state.gamma = kGamma;
+  state.Q.resize(static_cast<std::size_t>(n_nodes) * kBlock);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t node = 0; node < n_nodes; ++node) {
+    const double* x = &coords[3 * node];
+    const double speed_factor = 1.0 + kStagnationBump.amplitude * bump_shape(kStagnationBump, x) +
+                                kSupersonicBump.amplitude * bump_shape(kSupersonicBump, x);
+    const double speed = freestream_speed * speed_factor;
+    // Isentropic at constant total enthalpy: a^2 = (gamma-1)(H - q^2/2), rho = a^(2/(gamma-1)), p = rho a^2/gamma.
+    const double sound_speed_squared = kGammaMinusOne * (total_enthalpy - 0.5 * speed * speed);
+    const double rho = std::pow(sound_speed_squared, 1.0 / kGammaMinusOne);
+    const double pressure = rho * sound_speed_squared / kGamma;
+    double* q = &state.Q[kBlock * node];
+    q[0] = rho;
+    for (int d = 0; d < 3; ++d) q[1 + d] = rho * speed * direction[d];
+    q[4] = pressure / kGammaMinusOne + 0.5 * rho * speed * speed;
+  }
+  return state;
+}
+
+GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshGenProgress& progress) {
+  auto report = [&](const char* stage, double fraction) {
+    if (progress) progress(stage, fraction);
+  };
+  GeneratedMesh generated;
+
+  // ---- nodes and cells --------------------------------------------------------------------------------
+  ElementMesh elements =
+      build_box_elements_reporting(spec, report, &generated.on_boundary, &generated.n_jitter_reduced);
+  generated.n_tetrahedra = elements.n_tetrahedra();
+  generated.n_prisms = elements.n_prisms();
+
+  // ---- median-dual metrics ------------------------------------------------------------------------------
+  report("dual metrics", 0.2);
+  generated.mesh = build_median_dual(elements);
+  elements = ElementMesh{};
+
+  // ---- ordering -----------------------------------------------------------------------------------------
+  report("ordering", 0.8);
+  if (spec.order != "natural") {
+    const std::vector<node_index> new_id_of_old =
+        spec.order == "rcm" ? reverse_cuthill_mckee(generated.mesh)
+                            : random_permutation(generated.mesh.n_nodes, splitmix64(spec.seed ^ 0x5EEDu));
+    renumber_nodes(generated.mesh, nullptr, new_id_of_old);
+    std::vector<std::uint8_t> on_boundary(generated.on_boundary.size());
+    for (std::size_t i = 0; i < on_boundary.size(); ++i) on_boundary[new_id_of_old[i]] = generated.on_boundary[i];
+    generated.on_boundary.swap(on_boundary);
+  }
+
+  // ---- state --------------------------------------------------------------------------------------------
+  report("state", 0.95);
+  generated.state = disturbed_freestream_state(generated.mesh.coords);
+  report("done", 1.0);
+  return generated;
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,35 @@
+// fluxjac — reading, validating and writing edge meshes and flow states (DESIGN.md 3.1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mesh/edge_mesh.hpp"
+
+namespace fluxjac {
+
+/// Root attribute `format` of mesh and state files.
+inline constexpr const char* kEdgeMeshFormat = "fluxjac-edge-mesh";
+/// Root attribute `version` of mesh and state files.
+inline constexpr int kEdgeMeshFormatVersion = 1;
+/// Largest allowed deviation of |normal| from 1.
+inline constexpr double kNormalTolerance = 1e-6;
+
+/// \brief Reads /mesh of a fluxjac-edge-mesh file and validates all of it (root attributes, dataset types
+/// and shapes, node ranges, self-loops, duplicate edges in either orientation, finite values, unit normals,
+/// positive areas). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.
+EdgeMesh read_edge_mesh(const std::string& path);
+
+/// \brief Reads /state of a fluxjac-edge-mesh file (the mesh file or a separate state file) and validates
+/// it: gamma == 1.4, Q of shape [expected_nodes, 5] (any row count when expected_nodes < 0), finite,
+/// positive density and pressure. Throws Error(kInvalidInput) naming the file, dataset and node.
+FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
+
+/// \brief Writes mesh (and state when not null) atomically in the DESIGN.md 3.1 layout, edges as int32.
+/// Only array sizes are checked (Error(kRuntime) when inconsistent); values are written as given.
+void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state);
+
+/// \brief Writes a state-only file (root attributes and /state), atomically; read it with read_flow_state.
+void write_flow_state(const std::string& path, const FlowState& state);
+
+}  // namespace fluxjac

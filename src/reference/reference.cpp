@@ -1,0 +1,142 @@
+#include "reference/reference.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ad/dual.hpp"
+#include "physics/roe_flux.hpp"
+#include "util/error.hpp"
+#include "variants/registry.hpp"
+
+namespace fluxjac {
+
+EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e) {
+  EdgeInput edge;
+  const node_index left = mesh.left(e), right = mesh.right(e);
+  for (int k = 0; k < kBlock; ++k) {
+    edge.left[k] = state.Q[static_cast<std::size_t>(left) * kBlock + k];
+    edge.right[k] = state.Q[static_cast<std::size_t>(right) * kBlock + k];
+  }
+  edge.normal = {mesh.normals[3 * e], mesh.normals[3 * e + 1], mesh.normals[3 * e + 2]};
+  edge.area = mesh.areas[e];
+  return edge;
+}
+
+void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+  Dual<10> left[kBlock], right[kBlock], flux[kBlock];
+  for (int k = 0; k < kBlock; ++k) {
+    left[k] = Dual<10>(edge.left[k]);
+    right[k] = Dual<10>(edge.right[k]);
+    left[k].d[k] = 1.0;
+    right[k].d[kBlock + k] = 1.0;
+  }
+  roe_flux_conservative(left, right, edge.normal, flux);
+  for (int side = 0; side < 2; ++side)
+    for (int m = 0; m < kBlock; ++m)
+      for (int k = 0; k < kBlock; ++k) local[local_entry(side, m, k)] = edge.area * flux[m].d[side * kBlock + k];
+}
+
+void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
+                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian) {
+  double* adiag_left = &jacobian.adiag[static_cast<std::size_t>(left) * kBlockEntries];
+  double* adiag_right = &jacobian.adiag[static_cast<std::size_t>(right) * kBlockEntries];
+  float* aoff_lr = &jacobian.aoff[static_cast<std::size_t>(slot_lr) * kBlockEntries];
+  float* aoff_rl = &jacobian.aoff[static_cast<std::size_t>(slot_rl) * kBlockEntries];
+  for (int i = 0; i < kBlockEntries; ++i) {
+    const double jl = local[i], jr = local[kBlockEntries + i];
+    adiag_left[i] += jl;   // Adiag[L] += JL
+    adiag_right[i] -= jr;  // Adiag[R] -= JR
+    aoff_lr[i] = static_cast<float>(jr);   // Aoff[L,R] = JR
+    aoff_rl[i] = static_cast<float>(-jl);  // Aoff[R,L] = -JL
+  }
+}
+
+void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                        Jacobian& jacobian) {
+  jacobian.resize(pattern);
+  // Edges in chunks: local Jacobians in parallel, then accumulated in edge order (deterministic).
+  constexpr edge_index kChunk = 1 << 15;
+  std::vector<double> locals(static_cast<std::size_t>(kChunk) * kLocalJacobianEntries);
+  for (edge_index first = 0; first < mesh.n_edges(); first += kChunk) {
+    const edge_index count = std::min(kChunk, mesh.n_edges() - first);
+#pragma omp parallel for schedule(static)
+    for (edge_index i = 0; i < count; ++i)
+      reference_local_jacobian(gather_edge(mesh, state, first + i), &locals[i * kLocalJacobianEntries]);
+    for (edge_index i = 0; i < count; ++i) {
+      const edge_index e = first + i;
+      scatter_local_jacobian(&locals[i * kLocalJacobianEntries], mesh.left(e), mesh.right(e), pattern.slot_lr[e],
+                             pattern.slot_rl[e], jacobian);
+    }
+  }
+}
+
+std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q) {
+  std::vector<double> result(static_cast<std::size_t>(mesh.n_nodes) * kBlock, 0.0);
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const node_index left = mesh.left(e), right = mesh.right(e);
+    double flux[kBlock];
+    roe_flux_conservative(&Q[static_cast<std::size_t>(left) * kBlock], &Q[static_cast<std::size_t>(right) * kBlock],
+                          FaceNormal{mesh.normals[3 * e], mesh.normals[3 * e + 1], mesh.normals[3 * e + 2]}, flux);
+    for (int m = 0; m < kBlock; ++m) {
+      result[static_cast<std::size_t>(left) * kBlock + m] += mesh.areas[e] * flux[m];
+      result[static_cast<std::size_t>(right) * kBlock + m] -= mesh.areas[e] * flux[m];
+    }
+  }
+  return result;
+}
+
+// ---- the registered 'reference' variant ---------------------------------------------------------
+namespace {
+
+class ReferenceVariant final : public Variant {
+ public:
+  explicit ReferenceVariant(VariantInfo info) : info_(std::move(info)) {}
+  const VariantInfo& info() const override { return info_; }
+
+  void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override {
+    mesh_ = &mesh;
+    state_ = &state;
+    pattern_ = &pattern;
+  }
+
+  TimingSamples run(const TimingOptions& options) override {
+    if (options.mode != AssemblyMode::kFull)
+      fail(ExitCode::kUsage, "variant 'reference' runs only in mode 'full' (it has no separate scatter)");
+    TimingSamples samples;
+    for (int rep = 0; rep < options.warmup + options.reps; ++rep) {
+      const auto start = std::chrono::steady_clock::now();
+      assemble_reference(*mesh_, *state_, *pattern_, jacobian_);
+      const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+      if (rep >= options.warmup) {
+        samples.assembly_ms.push_back(elapsed.count());
+        samples.zero_ms.push_back(0.0);
+      }
+    }
+    return samples;
+  }
+
+  void fetch(Jacobian& out) override { out = jacobian_; }
+
+ private:
+  VariantInfo info_;
+  const EdgeMesh* mesh_ = nullptr;
+  const FlowState* state_ = nullptr;
+  const JacobianPattern* pattern_ = nullptr;
+  Jacobian jacobian_;
+};
+
+VariantInfo reference_info() {
+  VariantInfo info;
+  info.name = "reference";
+  info.description = "CPU reference: multivariate dual of 10 in double, never tuned (OpenMP over edges)";
+  info.backend = Backend::kCpu;
+  info.threads_per_edge = 1;
+  info.seeding = Seeding::kDirectConservative;
+  return info;
+}
+
+const VariantRegistrar registrar(reference_info(),
+    [](const VariantInfo& info) { return std::make_unique<ReferenceVariant>(info); });
+
+}  // namespace
+}  // namespace fluxjac

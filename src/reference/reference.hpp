@@ -1,0 +1,29 @@
+// fluxjac — the frozen CPU reference: multivariate dual of 10, double, direct seeding (Alg. 4).
+//
+// Never tuned (Ginkgo habit): every fast variant is validated against it. Adiag sums run in edge order,
+// so the result is identical whatever the number of threads.
+#pragma once
+
+#include "assembly/edge_input.hpp"
+#include "jacobian/jacobian.hpp"
+
+namespace fluxjac {
+
+/// \brief Inputs of edge e gathered from the mesh and state.
+EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e);
+
+/// \brief A dF/dUL and A dF/dUR of one edge with a Dual<10> seeded on both states (no symmetry used).
+void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]);
+
+/// \brief Adds one edge's local Jacobian to Adiag and writes its Aoff blocks (DESIGN.md 1.1 signs).
+void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
+                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian);
+
+/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work).
+void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                        Jacobian& jacobian);
+
+/// \brief Residual R_i = sum_{L(e)=i} A F - sum_{R(e)=i} A F in double (for J v checks).
+std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q);
+
+}  // namespace fluxjac

@@ -1,0 +1,362 @@
+#include "util/hdf5.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "util/error.hpp"
+
+namespace fluxjac::h5 {
+namespace {
+
+/// "mesh.h5: root attribute "format"" or "mesh.h5: /mesh: attribute "n_nodes"".
+std::string attribute_where(const File& file, const std::string& object_path, const std::string& name) {
+  if (object_path == "/") return fmt::format("{}: root attribute \"{}\"", file.name(), name);
+  return fmt::format("{}: {}: attribute \"{}\"", file.name(), object_path, name);
+}
+
+ElementType element_type_of(hid_t type) {
+  ElementType element;
+  element.size = H5Tget_size(type);
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+      element.type_class = H5Tget_sign(type) == H5T_SGN_NONE ? TypeClass::kUnsignedInteger : TypeClass::kSignedInteger;
+      break;
+    case H5T_FLOAT:
+      element.type_class = TypeClass::kFloat;
+      break;
+    case H5T_STRING:
+      element.type_class = TypeClass::kString;
+      break;
+    default:
+      element.type_class = TypeClass::kOther;
+      break;
+  }
+  return element;
+}
+
+/// An open single-valued attribute with its stored type.
+struct OpenAttribute {
+  Attribute attribute;
+  Datatype type;
+  ElementType element;
+};
+
+std::optional<OpenAttribute> open_attribute(const File& file, const std::string& object_path, const std::string& name) {
+  if (!exists(file, object_path))
+    fail(ExitCode::kInvalidInput, "{}: {}: group not found (looking for its attribute \"{}\")", file.name(),
+         object_path, name);
+  if (!has_attribute(file, object_path, name)) return std::nullopt;
+  OpenAttribute open;
+  open.attribute = Attribute(H5Aopen_by_name(file.id(), object_path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!open.attribute.valid())
+    fail(ExitCode::kInvalidInput, "{} cannot be opened", attribute_where(file, object_path, name));
+  open.type = Datatype(H5Aget_type(open.attribute.id()));
+  const Dataspace space(H5Aget_space(open.attribute.id()));
+  if (!open.type.valid() || !space.valid())
+    fail(ExitCode::kInvalidInput, "{} cannot be read", attribute_where(file, object_path, name));
+  const hssize_t count = H5Sget_simple_extent_npoints(space.id());
+  if (count != 1)
+    fail(ExitCode::kInvalidInput, "{} holds {} values, expected a single value",
+         attribute_where(file, object_path, name), count);
+  open.element = element_type_of(open.type.id());
+  return open;
+}
+
+[[noreturn]] void fail_attribute_read(const File& file, const std::string& object_path, const std::string& name) {
+  fail(ExitCode::kInvalidInput, "{} cannot be read (damaged file?)", attribute_where(file, object_path, name));
+}
+
+/// File access properties: keep HDF5's file locking, but carry on where the file system has no locks
+/// (Lustre and NFS mounts of GPU clusters) instead of failing to open every file there.
+PropertyList file_access_properties() {
+  PropertyList properties(H5Pcreate(H5P_FILE_ACCESS));
+#if H5_VERSION_GE(1, 10, 7)
+  H5Pset_file_locking(properties.id(), true, true);
+#endif
+  return properties;
+}
+
+}  // namespace
+
+void silence_library_errors() {
+  // Called on every open: in thread-safe HDF5 builds the setting is per thread.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+File File::open(const std::string& path, Mode mode) {
+  silence_library_errors();
+  std::error_code ignored;
+  const auto status = std::filesystem::status(path, ignored);
+  if (!std::filesystem::exists(status)) fail(ExitCode::kInvalidInput, "{}: file not found", path);
+  if (std::filesystem::is_directory(status))
+    fail(ExitCode::kInvalidInput, "{}: is a directory, expected an HDF5 file", path);
+  if (!std::ifstream(path, std::ios::binary))
+    fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", path);
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail(ExitCode::kInvalidInput, "{}: not an HDF5 file", path);
+  const PropertyList access = file_access_properties();
+  const hid_t id = H5Fopen(path.c_str(), mode == Mode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR, access.id());
+  if (id < 0)
+    fail(ExitCode::kInvalidInput, "{}: HDF5 cannot open the file (damaged, or locked by another program?)", path);
+  return File(id, path);
+}
+
+File File::create(const std::string& path, const std::string& display_name) {
+  silence_library_errors();
+  const std::string name = display_name.empty() ? path : display_name;
+  const PropertyList access = file_access_properties();
+  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id());
+  if (id < 0) fail(ExitCode::kRuntime, "{}: cannot create the file {}", name, path);
+  return File(id, name);
+}
+
+void File::close() {
+  if (!handle_.valid()) return;
+  const bool flushed = H5Fflush(handle_.id(), H5F_SCOPE_LOCAL) >= 0;
+  const bool closed = handle_.reset();
+  if (!flushed || !closed) fail(ExitCode::kRuntime, "{}: writing the file failed (disk full or I/O error?)", name_);
+}
+
+std::string ElementType::name() const {
+  switch (type_class) {
+    case TypeClass::kSignedInteger:
+      return fmt::format("int{}", 8 * size);
+    case TypeClass::kUnsignedInteger:
+      return fmt::format("uint{}", 8 * size);
+    case TypeClass::kFloat:
+      return fmt::format("float{}", 8 * size);
+    case TypeClass::kString:
+      return "string";
+    case TypeClass::kOther:
+      break;
+  }
+  return "a non-numeric type";
+}
+
+std::int64_t DatasetInfo::element_count() const {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) count *= extent;
+  return count;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += shape[i] == kAnyExtent ? std::string("*") : std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+bool exists(const File& file, const std::string& path) {
+  if (path.empty() || path == "/") return true;
+  // H5Lexists fails (instead of returning false) when a parent is missing, so walk the path.
+  for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (H5Lexists(file.id(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) break;
+  }
+  return H5Oexists_by_name(file.id(), path.c_str(), H5P_DEFAULT) > 0;
+}
+
+DatasetInfo describe_dataset(const File& file, const std::string& path) {
+  if (!exists(file, path)) fail(ExitCode::kInvalidInput, "{}: {}: dataset not found", file.name(), path);
+  {
+    const Object object(H5Oopen(file.id(), path.c_str(), H5P_DEFAULT));
+    if (!object.valid() || H5Iget_type(object.id()) != H5I_DATASET)
+      fail(ExitCode::kInvalidInput, "{}: {}: is not a dataset", file.name(), path);
+  }
+  const Dataset dataset(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT));
+  const Datatype type(H5Dget_type(dataset.id()));
+  const Dataspace space(H5Dget_space(dataset.id()));
+  if (!dataset.valid() || !type.valid() || !space.valid())
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot read the dataset's type and shape", file.name(), path);
+  DatasetInfo info;
+  info.file = file.name();
+  info.path = path;
+  info.type = element_type_of(type.id());
+  if (H5Sget_simple_extent_type(space.id()) == H5S_NULL)
+    fail(ExitCode::kInvalidInput, "{}: {}: has no dataspace (null dataset)", file.name(), path);
+  const int rank = H5Sget_simple_extent_ndims(space.id());
+  if (rank < 0) fail(ExitCode::kInvalidInput, "{}: {}: cannot read the dataset's shape", file.name(), path);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (rank > 0) H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+  info.shape.assign(dims.begin(), dims.end());
+  return info;
+}
+
+void require_type(const DatasetInfo& info, std::initializer_list<ElementType> accepted) {
+  std::string expected;
+  for (const ElementType& type : accepted) {
+    if (type == info.type) return;
+    if (!expected.empty()) expected += " or ";
+    expected += type.name();
+  }
+  fail(ExitCode::kInvalidInput, "{}: {}: has type {}, expected {}", info.file, info.path, info.type.name(), expected);
+}
+
+void require_shape(const DatasetInfo& info, const std::vector<std::int64_t>& expected, std::string_view meaning) {
+  bool matches = info.shape.size() == expected.size();
+  for (std::size_t i = 0; matches && i < expected.size(); ++i)
+    matches = expected[i] == kAnyExtent || expected[i] == info.shape[i];
+  if (!matches)
+    fail(ExitCode::kInvalidInput, "{}: {}: shape {}, expected {}{}{}{}", info.file, info.path, shape_text(info.shape),
+         shape_text(expected), meaning.empty() ? "" : " (", meaning, meaning.empty() ? "" : ")");
+}
+
+void read_raw(const File& file, const DatasetInfo& info, hid_t memory_type, void* buffer) {
+  if (info.element_count() == 0) return;
+  const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
+  if (!dataset.valid() || H5Dread(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer) < 0)
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot read the dataset (damaged file?)", info.file, info.path);
+}
+
+void write_raw(const File& file, const std::string& path, hid_t file_type, hid_t memory_type, const void* data,
+               std::size_t count, const std::vector<std::int64_t>& shape) {
+  std::int64_t shape_count = 1;
+  for (const std::int64_t extent : shape) shape_count *= extent;
+  if (shape_count < 0 || static_cast<std::size_t>(shape_count) != count)
+    fail(ExitCode::kRuntime, "{}: {}: {} values do not fill the shape {}", file.name(), path, count, shape_text(shape));
+  const std::vector<hsize_t> dims(shape.begin(), shape.end());
+  const Dataspace space(shape.empty() ? H5Screate(H5S_SCALAR)
+                                      : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  PropertyList link_properties(H5Pcreate(H5P_LINK_CREATE));
+  H5Pset_create_intermediate_group(link_properties.id(), 1);
+  const Dataset dataset(
+      H5Dcreate2(file.id(), path.c_str(), file_type, space.id(), link_properties.id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!space.valid() || !dataset.valid())
+    fail(ExitCode::kRuntime, "{}: {}: cannot create the dataset {}", file.name(), path, shape_text(shape));
+  if (count > 0 && H5Dwrite(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    fail(ExitCode::kRuntime, "{}: {}: writing the dataset failed (disk full?)", file.name(), path);
+}
+
+void create_group(const File& file, const std::string& path) {
+  if (exists(file, path)) return;
+  PropertyList link_properties(H5Pcreate(H5P_LINK_CREATE));
+  H5Pset_create_intermediate_group(link_properties.id(), 1);
+  const Group group(H5Gcreate2(file.id(), path.c_str(), link_properties.id(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!group.valid()) fail(ExitCode::kRuntime, "{}: {}: cannot create the group", file.name(), path);
+}
+
+void remove(const File& file, const std::string& path) {
+  if (H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT) < 0)
+    fail(ExitCode::kRuntime, "{}: {}: cannot remove the object", file.name(), path);
+}
+
+bool has_attribute(const File& file, const std::string& object_path, const std::string& name) {
+  return H5Aexists_by_name(file.id(), object_path.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
+void remove_attribute(const File& file, const std::string& object_path, const std::string& name) {
+  if (has_attribute(file, object_path, name) &&
+      H5Adelete_by_name(file.id(), object_path.c_str(), name.c_str(), H5P_DEFAULT) < 0)
+    fail(ExitCode::kRuntime, "{} cannot be removed", attribute_where(file, object_path, name));
+}
+
+void write_attribute(const File& file, const std::string& object_path, const std::string& name,
+                     const std::string& value) {
+  remove_attribute(file, object_path, name);
+  // Variable-length UTF-8, what h5py writes for a Python str (and reads back as str).
+  const Datatype type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.id(), H5T_VARIABLE);
+  H5Tset_cset(type.id(), H5T_CSET_UTF8);
+  const Dataspace space(H5Screate(H5S_SCALAR));
+  const Attribute attribute(H5Acreate_by_name(file.id(), object_path.c_str(), name.c_str(), type.id(), space.id(),
+                                              H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const char* text = value.c_str();
+  if (!attribute.valid() || H5Awrite(attribute.id(), type.id(), &text) < 0)
+    fail(ExitCode::kRuntime, "{} cannot be written", attribute_where(file, object_path, name));
+}
+
+void write_attribute(const File& file, const std::string& object_path, const std::string& name, const char* value) {
+  write_attribute(file, object_path, name, std::string(value));
+}
+
+void write_attribute_raw(const File& file, const std::string& object_path, const std::string& name, hid_t file_type,
+                         hid_t memory_type, const void* value) {
+  remove_attribute(file, object_path, name);
+  const Dataspace space(H5Screate(H5S_SCALAR));
+  const Attribute attribute(H5Acreate_by_name(file.id(), object_path.c_str(), name.c_str(), file_type, space.id(),
+                                              H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid() || H5Awrite(attribute.id(), memory_type, value) < 0)
+    fail(ExitCode::kRuntime, "{} cannot be written", attribute_where(file, object_path, name));
+}
+
+std::optional<std::string> read_string_attribute(const File& file, const std::string& object_path,
+                                                 const std::string& name) {
+  std::optional<OpenAttribute> open = open_attribute(file, object_path, name);
+  if (!open) return std::nullopt;
+  if (open->element.type_class != TypeClass::kString)
+    fail(ExitCode::kInvalidInput, "{} has type {}, expected a string", attribute_where(file, object_path, name),
+         open->element.name());
+  std::string value;
+  if (H5Tis_variable_str(open->type.id()) > 0) {
+    const Datatype memory_type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(memory_type.id(), H5T_VARIABLE);
+    H5Tset_cset(memory_type.id(), H5Tget_cset(open->type.id()));
+    char* text = nullptr;
+    if (H5Aread(open->attribute.id(), memory_type.id(), &text) < 0) fail_attribute_read(file, object_path, name);
+    if (text) value = text;
+    H5free_memory(text);
+  } else {
+    // Fixed length: read with the stored type, then drop the null or space padding.
+    std::string buffer(open->element.size, '\0');
+    if (H5Aread(open->attribute.id(), open->type.id(), buffer.data()) < 0) fail_attribute_read(file, object_path, name);
+    value = buffer.substr(0, buffer.find('\0'));
+    value.erase(value.find_last_not_of(' ') + 1);
+  }
+  return value;
+}
+
+std::optional<std::int64_t> read_integer_attribute(const File& file, const std::string& object_path,
+                                                   const std::string& name) {
+  std::optional<OpenAttribute> open = open_attribute(file, object_path, name);
+  if (!open) return std::nullopt;
+  const TypeClass type_class = open->element.type_class;
+  if (type_class != TypeClass::kSignedInteger && type_class != TypeClass::kUnsignedInteger)
+    fail(ExitCode::kInvalidInput, "{} has type {}, expected an integer", attribute_where(file, object_path, name),
+         open->element.name());
+  std::int64_t value = 0;
+  if (H5Aread(open->attribute.id(), H5T_NATIVE_INT64, &value) < 0) fail_attribute_read(file, object_path, name);
+  return value;
+}
+
+std::optional<double> read_number_attribute(const File& file, const std::string& object_path, const std::string& name) {
+  std::optional<OpenAttribute> open = open_attribute(file, object_path, name);
+  if (!open) return std::nullopt;
+  const TypeClass type_class = open->element.type_class;
+  if (type_class != TypeClass::kFloat && type_class != TypeClass::kSignedInteger &&
+      type_class != TypeClass::kUnsignedInteger)
+    fail(ExitCode::kInvalidInput, "{} has type {}, expected a number", attribute_where(file, object_path, name),
+         open->element.name());
+  double value = 0.0;
+  if (H5Aread(open->attribute.id(), H5T_NATIVE_DOUBLE, &value) < 0) fail_attribute_read(file, object_path, name);
+  return value;
+}
+
+void write_format(const File& file, std::string_view format, std::int32_t version) {
+  write_attribute(file, "/", "format", std::string(format));
+  write_attribute(file, "/", "version", version);
+}
+
+std::optional<std::string> read_format(const File& file) { return read_string_attribute(file, "/", "format"); }
+
+void require_format(const File& file, std::string_view expected_format, std::int64_t expected_version) {
+  const std::optional<std::string> format = read_format(file);
+  if (!format)
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\")",
+         file.name(), expected_format);
+  if (*format != expected_format)
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is \"{}\", expected \"{}\"", file.name(), *format,
+         expected_format);
+  const std::optional<std::int64_t> version = read_integer_attribute(file, "/", "version");
+  if (!version)
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is missing (expected {})", file.name(),
+         expected_version);
+  if (*version != expected_version)
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is {}: this fluxjac reads {} version {} only",
+         file.name(), *version, expected_format, expected_version);
+}
+
+}  // namespace fluxjac::h5

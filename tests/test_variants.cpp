@@ -1,0 +1,207 @@
+// Every registered GPU variant's lane mapping and seeding, run lane by lane on the CPU, against the
+// reference local Jacobian; the registry itself; and CPU assembly: signs, slots and J v.
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "jacobian/compare.hpp"
+#include "mesh/generator.hpp"
+#include "reference/reference.hpp"
+#include "test_support.hpp"
+#include "util/error.hpp"
+#include "variants/registry.hpp"
+
+namespace fluxjac {
+namespace {
+
+const std::vector<std::string> kPaperVariants = {"dn_10", "dn_5", "dn_2", "dn5_2", "edn_5", "edn5_2", "hd"};
+
+EdgeInput edge_from_case(const test::FluxCase& c, double area) {
+  EdgeInput edge;
+  for (int k = 0; k < kBlock; ++k) edge.left[k] = c.left[k], edge.right[k] = c.right[k];
+  edge.normal = {c.normal[0], c.normal[1], c.normal[2]};
+  edge.area = area;
+  return edge;
+}
+
+double max_abs(const double* values, int n) {
+  double m = 0.0;
+  for (int i = 0; i < n; ++i) m = std::max(m, std::abs(values[i]));
+  return m;
+}
+
+TEST(Registry, HasTheReferenceAndTheSevenPaperVariants) {
+  const auto infos = Registry::instance().list();
+  std::set<std::string> names;
+  for (const auto& info : infos) names.insert(info.name);
+  EXPECT_TRUE(names.count("reference"));
+  for (const auto& name : kPaperVariants) EXPECT_TRUE(names.count(name)) << name;
+  EXPECT_EQ(infos.front().name, "reference");
+}
+
+TEST(Registry, UnknownVariantNamesTheRegisteredOnes) {
+  try {
+    Registry::instance().create("dn_11");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("dn5_2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, ResolveExpandsAllAndLists) {
+  const auto all = Registry::instance().resolve({"all"});
+  EXPECT_EQ(all.front(), "reference");
+  const auto two = Registry::instance().resolve({"reference,reference"});
+  EXPECT_EQ(two.size(), 1u);
+  EXPECT_THROW(Registry::instance().resolve({""}), Error);
+}
+
+/// Lanes of each variant on the Fortran vectors: the full local Jacobian, every entry written.
+TEST(VariantLanes, EveryVariantMatchesTheReferenceOnTheFortranVectors) {
+  const auto cases = test::load_flux_cases();
+  for (const auto& info : Registry::instance().list()) {
+    if (!info.emulate_lanes) continue;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const EdgeInput edge = edge_from_case(cases[i], 0.75);
+      double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
+      reference_local_jacobian(edge, expected);
+      std::fill(local, local + kLocalJacobianEntries, std::nan(""));  // poison: every entry must be written
+      info.emulate_lanes(edge, local);
+      const double scale = max_abs(expected, kLocalJacobianEntries);
+      for (int j = 0; j < kLocalJacobianEntries; ++j)
+        ASSERT_LE(std::abs(local[j] - expected[j]), 1e-13 * scale)
+            << info.name << " case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
+    }
+  }
+}
+
+/// Lanes on the states of a generated mesh (all entropy-fix branches occur there).
+TEST(VariantLanes, EveryVariantMatchesTheReferenceOnAGeneratedMesh) {
+  BoxMeshSpec spec;
+  spec.kind = "mixed";
+  spec.n = 5;
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  for (const auto& info : Registry::instance().list()) {
+    if (!info.emulate_lanes) continue;
+    double worst = 0.0;
+    for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
+      const EdgeInput edge = gather_edge(generated.mesh, generated.state, e);
+      double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
+      reference_local_jacobian(edge, expected);
+      info.emulate_lanes(edge, local);
+      const double scale = max_abs(expected, kLocalJacobianEntries);
+      for (int j = 0; j < kLocalJacobianEntries; ++j) worst = std::max(worst, std::abs(local[j] - expected[j]) / scale);
+    }
+    EXPECT_LE(worst, 1e-13) << info.name;
+  }
+}
+
+/// Two edges by hand: 0-1 and 1-2, checked block by block against DESIGN.md 1.1.
+TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
+  EdgeMesh mesh;
+  mesh.n_nodes = 3;
+  mesh.edges = {0, 1, 2, 1};  // the second edge runs from node 2 to node 1
+  mesh.normals = {1, 0, 0, 0, 0.6, 0.8};
+  mesh.areas = {0.5, 2.0};
+  FlowState state;
+  state.Q = {1.0, 0.3, 0.1, 0.0, 2.5, 1.2, -0.2, 0.3, 0.1, 2.8, 0.9, 0.4, 0.0, -0.2, 2.2};
+  const JacobianPattern pattern = JacobianPattern::build(mesh);
+  EXPECT_EQ(pattern.row_ptr, (std::vector<block_offset>{0, 1, 3, 4}));
+  EXPECT_EQ(pattern.col_idx, (std::vector<node_index>{1, 0, 2, 1}));
+  EXPECT_EQ(pattern.slot_lr, (std::vector<block_offset>{0, 3}));  // Aoff[0,1], Aoff[2,1]
+  EXPECT_EQ(pattern.slot_rl, (std::vector<block_offset>{1, 2}));  // Aoff[1,0], Aoff[1,2]
+
+  Jacobian jacobian;
+  assemble_reference(mesh, state, pattern, jacobian);
+  double local0[kLocalJacobianEntries], local1[kLocalJacobianEntries];
+  reference_local_jacobian(gather_edge(mesh, state, 0), local0);
+  reference_local_jacobian(gather_edge(mesh, state, 1), local1);
+  for (int i = 0; i < kBlockEntries; ++i) {
+    const double jl0 = local0[i], jr0 = local0[kBlockEntries + i];
+    const double jl1 = local1[i], jr1 = local1[kBlockEntries + i];
+    EXPECT_EQ(jacobian.adiag[0 * kBlockEntries + i], jl0);
+    EXPECT_EQ(jacobian.adiag[1 * kBlockEntries + i], -jr0 - jr1);
+    EXPECT_EQ(jacobian.adiag[2 * kBlockEntries + i], jl1);
+    EXPECT_EQ(jacobian.aoff[0 * kBlockEntries + i], static_cast<float>(jr0));   // Aoff[0,1] = JR
+    EXPECT_EQ(jacobian.aoff[1 * kBlockEntries + i], static_cast<float>(-jl0));  // Aoff[1,0] = -JL
+    EXPECT_EQ(jacobian.aoff[2 * kBlockEntries + i], static_cast<float>(-jl1));  // Aoff[1,2] = -JL of edge 2->1
+    EXPECT_EQ(jacobian.aoff[3 * kBlockEntries + i], static_cast<float>(jr1));   // Aoff[2,1] = JR of edge 2->1
+  }
+}
+
+/// End to end: J v equals the central difference of the residual (DESIGN.md 5).
+TEST(Assembly, JacobianTimesVectorMatchesCentralDifferenceOfTheResidual) {
+  BoxMeshSpec spec;
+  spec.kind = "tet";
+  spec.n = 4;
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
+  Jacobian jacobian;
+  assemble_reference(generated.mesh, generated.state, pattern, jacobian);
+  // Aoff is float: compare with a double copy of the off-diagonal part by using the reference in double.
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> direction(generated.state.Q.size());
+  for (std::size_t i = 0; i < direction.size(); ++i) direction[i] = uniform(random) * generated.state.Q[i];
+  const double h = 1e-6;
+  std::vector<double> plus = generated.state.Q, minus = generated.state.Q;
+  for (std::size_t i = 0; i < plus.size(); ++i) plus[i] += h * direction[i], minus[i] -= h * direction[i];
+  const auto r_plus = residual(generated.mesh, plus), r_minus = residual(generated.mesh, minus);
+  const auto product = block_csr_multiply(pattern, jacobian, direction);
+  double max_difference = 0.0, max_value = 0.0;
+  for (std::size_t i = 0; i < product.size(); ++i) {
+    const double central = (r_plus[i] - r_minus[i]) / (2 * h);
+    max_difference = std::max(max_difference, std::abs(product[i] - central));
+    max_value = std::max(max_value, std::abs(central));
+  }
+  // Aoff's float storage bounds the agreement at about 1e-7 relative.
+  EXPECT_LE(max_difference / max_value, 1e-6);
+  EXPECT_GT(max_value, 0.0);
+}
+
+TEST(Validation, IdenticalPasses_PerturbedFails_PatternMismatchFails) {
+  BoxMeshSpec spec;
+  spec.kind = "prism";
+  spec.n = 3;
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
+  Jacobian reference;
+  assemble_reference(generated.mesh, generated.state, pattern, reference);
+
+  Comparison same = compare_jacobians(pattern, reference, pattern, reference);
+  EXPECT_TRUE(same.passed);
+  EXPECT_EQ(same.adiag_error, 0.0);
+
+  Jacobian perturbed = reference;
+  perturbed.adiag[17] *= 1.0 + 1e-9;
+  EXPECT_FALSE(compare_jacobians(pattern, perturbed, pattern, reference).passed);
+  perturbed = reference;
+  perturbed.aoff[5] = perturbed.aoff[5] * 1.001f + 1e-3f;
+  EXPECT_FALSE(compare_jacobians(pattern, perturbed, pattern, reference).passed);
+  perturbed = reference;
+  perturbed.adiag[3] = std::nan("");
+  EXPECT_FALSE(compare_jacobians(pattern, perturbed, pattern, reference).passed);
+
+  JacobianPattern other = pattern;
+  std::swap(other.col_idx[0], other.col_idx[1]);
+  const Comparison mismatch = compare_jacobians(other, reference, pattern, reference);
+  EXPECT_FALSE(mismatch.passed);
+  EXPECT_FALSE(mismatch.same_pattern);
+  EXPECT_NE(mismatch.pattern_message.find("col_idx[0]"), std::string::npos);
+}
+
+TEST(Assembly, ReferenceIsIndependentOfThreadCountAndDeterministic) {
+  BoxMeshSpec spec;
+  spec.n = 4;
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
+  Jacobian first, second;
+  assemble_reference(generated.mesh, generated.state, pattern, first);
+  assemble_reference(generated.mesh, generated.state, pattern, second);
+  EXPECT_EQ(first.adiag, second.adiag);
+  EXPECT_EQ(first.aoff, second.aoff);
+}
+
+}  // namespace
+}  // namespace fluxjac
