@@ -5,14 +5,18 @@
 # order unless one is given, run every GPU variant with validation in the three Table IV modes, and write
 # CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
 #
-#   bash scripts/gpu-check.sh [MESH.h5]        env: REPS (20), SANITIZE (1), N (100), EXTRA_RUN_ARGS
+#   bash scripts/gpu-check.sh [MESH.h5]        env: REPS (20), SANITIZE (1), N (100), SWEEP (1), EXTRA_RUN_ARGS
+#
+# $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-OUT=${OUT:-gpu-results}
-mkdir -p "$OUT"
+FINAL_OUT=${OUT:-gpu-results}
+mkdir -p "$FINAL_OUT"
+OUT=$(mktemp -d)  # everything lands here first, then is packed into FINAL_OUT
 REPS=${REPS:-20}
 N=${N:-100}
 SANITIZE=${SANITIZE:-1}
+SWEEP=${SWEEP:-1}
 BUILD=build-gpu
 VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
 log() { printf '\n== %s\n' "$*"; }
@@ -65,6 +69,17 @@ for mesh in "${meshes[@]}"; do
     { echo "== $name, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt"; } >>"$summary"
   done
 done
+if [[ "$SWEEP" == 1 ]]; then
+  log "edges per block sweep (mode full, ${meshes[0]##*/})"
+  for epb in 16 32 64 128 256; do
+    "$FLUXJAC" run --mesh "${meshes[0]}" --variant hd,dn5_2,edn5_2,dn_2 --edges-per-block "$epb" --warmup 3 \
+      --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb.json" 2>&1 | grep -E "^(hd|dn|edn|fluxjac)" |
+      sed "s/^/epb $epb  /" | tee -a "$summary" || true
+  done
+fi
+
+cp "$OUT/device.txt" "$OUT/list.txt" "$summary" "$FINAL_OUT/"
+tar -C "$OUT" -czf "$FINAL_OUT/gpu-check-results.tar.gz" .
 log "summary (device: $(head -1 "$OUT/device.txt" | sed 's/device *//'))"
 cat "$summary"
 exit $status

@@ -137,7 +137,7 @@ TEST(GpuModes, EdgesPerBlockDoesNotChangeTheResult) {
   for (const auto& name : gpu_variants()) {
     for (int edges_per_block : {1, 7, 32, 96}) {
       auto variant = Registry::instance().create(name);
-      if (edges_per_block * variant->info().threads_per_edge > 1024) continue;
+      if (edges_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads) continue;
       variant->setup(generated.mesh, generated.state, pattern);
       variant->run(TimingOptions{0, 1, AssemblyMode::kFull, edges_per_block});
       Jacobian result;

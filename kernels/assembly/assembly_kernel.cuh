@@ -10,8 +10,8 @@
 
 namespace fluxjac {
 
-/// Output entries per edge: Adiag[L], Adiag[R], Aoff[L,R], Aoff[R,L], 25 each.
-inline constexpr int kScatterEntriesPerEdge = 4 * kBlockEntries;
+/// Aoff entries per edge: Aoff[L,R] and Aoff[R,L], 25 each.
+inline constexpr int kAoffEntriesPerEdge = 2 * kBlockEntries;
 
 __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge_index e) {
   EdgeInput edge;
@@ -27,34 +27,73 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
   return edge;
 }
 
-/// \brief Scatters `count` staged local Jacobians (DESIGN.md 1.1 signs); consecutive threads write
-/// consecutive entries of one block, so every warp access is contiguous.
-__device__ FLUXJAC_FORCEINLINE void scatter_block(const double* staging, edge_index first, int count,
-                                                  const DeviceEdges& mesh, const DeviceJacobian& jacobian) {
-  for (int item = threadIdx.x; item < count * kScatterEntriesPerEdge; item += blockDim.x) {
-    const int local_edge = item / kScatterEntriesPerEdge;
-    const int target = (item - local_edge * kScatterEntriesPerEdge) / kBlockEntries;
-    const int entry = item - local_edge * kScatterEntriesPerEdge - target * kBlockEntries;
+/// Shared memory of one block: the staged local Jacobians, then the Adiag sort keys.
+__host__ __device__ inline int adiag_sort_size(int edges_per_block) {
+  int size = 1;
+  while (size < 2 * edges_per_block) size <<= 1;
+  return size;
+}
+__host__ __device__ inline std::size_t block_shared_bytes(int edges_per_block) {
+  return static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double) +
+         static_cast<std::size_t>(adiag_sort_size(edges_per_block)) * sizeof(unsigned long long);
+}
+
+/// \brief Adds the block's Adiag contributions with one atomic per (node, entry) instead of one per
+/// (edge side, entry): the 2 count contributions (node, edge, side) are sorted by node in shared memory
+/// (bitonic sort; keys node << 16 | contribution), then the first contribution of each node sums its run
+/// in a fixed order. Atomics were the scatter's bottleneck (docs/performance.md).
+__device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, unsigned long long* keys, edge_index first,
+                                                  int count, int sort_size, const DeviceEdges& mesh,
+                                                  double* adiag) {
+  const int contributions = 2 * count;  // contribution c: edge c / 2, side c % 2 (0: +JL on L, 1: -JR on R)
+  for (int c = threadIdx.x; c < sort_size; c += blockDim.x)
+    keys[c] = c < contributions
+                  ? (static_cast<unsigned long long>(__ldg(&mesh.edges[2 * first + c])) << 16) | static_cast<unsigned>(c)
+                  : ~0ull;
+  __syncthreads();
+  for (int k = 2; k <= sort_size; k <<= 1) {
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      for (int i = threadIdx.x; i < sort_size; i += blockDim.x) {
+        const int partner = i ^ j;
+        if (partner > i) {
+          const unsigned long long a = keys[i], b = keys[partner];
+          if ((a > b) == ((i & k) == 0)) {
+            keys[i] = b;
+            keys[partner] = a;
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  for (int item = threadIdx.x; item < contributions * kBlockEntries; item += blockDim.x) {
+    const int position = item / kBlockEntries;
+    const int entry = item - position * kBlockEntries;
+    const unsigned long long node = keys[position] >> 16;
+    if (position > 0 && (keys[position - 1] >> 16) == node) continue;  // not the first of its node
+    double sum = 0.0;
+    for (int q = position; q < contributions && (keys[q] >> 16) == node; ++q) {
+      const int c = static_cast<int>(keys[q] & 0xffff);
+      const double* local = staging + (c >> 1) * kLocalJacobianEntries;
+      sum += (c & 1) ? -local[kBlockEntries + entry] : local[entry];
+    }
+    atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], sum);
+  }
+}
+
+/// \brief Writes the block's Aoff blocks (DESIGN.md 1.1 signs): plain stores, each slot belongs to one
+/// edge; consecutive threads write consecutive entries of one block.
+__device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_index first, int count,
+                                                 const DeviceEdges& mesh, float* aoff) {
+  for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
+    const int local_edge = item / kAoffEntriesPerEdge;
+    const int target = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: Aoff[L,R], 1: Aoff[R,L]
+    const int entry = item - local_edge * kAoffEntriesPerEdge - target * kBlockEntries;
     const edge_index e = first + local_edge;
     const double* local = staging + local_edge * kLocalJacobianEntries;
-    switch (target) {
-      case 0:  // Adiag[L] += JL
-        atomicAdd(&jacobian.adiag[static_cast<std::int64_t>(__ldg(&mesh.edges[2 * e])) * kBlockEntries + entry],
-                  local[entry]);
-        break;
-      case 1:  // Adiag[R] -= JR
-        atomicAdd(&jacobian.adiag[static_cast<std::int64_t>(__ldg(&mesh.edges[2 * e + 1])) * kBlockEntries + entry],
-                  -local[kBlockEntries + entry]);
-        break;
-      case 2:  // Aoff[L,R] = JR
-        jacobian.aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e])) * kBlockEntries + entry] =
-            static_cast<float>(local[kBlockEntries + entry]);
-        break;
-      default:  // Aoff[R,L] = -JL
-        jacobian.aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + 1])) * kBlockEntries + entry] =
-            static_cast<float>(-local[entry]);
-        break;
-    }
+    const double value = target == 0 ? local[kBlockEntries + entry] : -local[entry];  // JR, -JL
+    aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + target])) * kBlockEntries + entry] =
+        static_cast<float>(value);
   }
 }
 
@@ -63,6 +102,8 @@ __device__ FLUXJAC_FORCEINLINE void scatter_block(const double* staging, edge_in
 template <class Policy>
 __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
+  unsigned long long* adiag_keys =
+      reinterpret_cast<unsigned long long*>(staging + static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries);
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
   const int count = static_cast<int>(min(static_cast<edge_index>(edges_per_block), mesh.n_edges - first));
@@ -82,7 +123,10 @@ __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int e
   __syncthreads();
 
   // ---- scatter: coalesced writes of the staged blocks ---------------------------------------------
-  if (stage_flags & kStageScatter) scatter_block(staging, first, count, mesh, jacobian);
+  if (stage_flags & kStageScatter) {
+    scatter_aoff(staging, first, count, mesh, jacobian.aoff);
+    scatter_adiag(staging, adiag_keys, first, count, adiag_sort_size(edges_per_block), mesh, jacobian.adiag);
+  }
 }
 
 /// \brief A GPU variant: the shared lifecycle plus the assembly kernel instantiated for one policy.
@@ -94,7 +138,7 @@ class CudaVariant final : public CudaAssembly {
  protected:
   void launch(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
               int stage_flags) override {
-    const std::size_t shared_bytes = static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double);
+    const std::size_t shared_bytes = block_shared_bytes(edges_per_block);
     FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
     const edge_index blocks = (edges.n_edges + edges_per_block - 1) / edges_per_block;
@@ -107,6 +151,7 @@ class CudaVariant final : public CudaAssembly {
     return attributes;
   }
   int lanes_per_edge() const override { return Policy::kLanesPerEdge; }
+  std::size_t shared_bytes(int edges_per_block) const override { return block_shared_bytes(edges_per_block); }
 };
 
 }  // namespace fluxjac

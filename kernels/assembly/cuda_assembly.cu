@@ -42,8 +42,8 @@ std::optional<KernelResources> CudaAssembly::resources() const {
   resources.registers = attributes.numRegs;
   resources.local_bytes = attributes.localSizeBytes;
   const int edges_per_block = edges_per_block_ ? edges_per_block_ : default_edges_per_block();
-  resources.shared_bytes =
-      attributes.sharedSizeBytes + static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double);
+  resources.shared_bytes = attributes.sharedSizeBytes + shared_bytes(edges_per_block);
+  resources.max_block_threads = attributes.maxThreadsPerBlock;
   resources.edges_per_block = edges_per_block;
   resources.block_threads = edges_per_block * lanes_per_edge();
   return resources;
@@ -73,9 +73,14 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
   edges_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_edges_per_block();
-  if (edges_per_block_ * lanes_per_edge() > 1024)
-    fail(ExitCode::kUsage, "--edges-per-block {} gives {} threads per block for '{}' ({} lanes per edge): at most 1024",
-         edges_per_block_, edges_per_block_ * lanes_per_edge(), info_.name, lanes_per_edge());
+  const int max_threads = kernel_attributes().maxThreadsPerBlock;  // limited by the kernel's registers
+  if (edges_per_block_ * lanes_per_edge() > max_threads)
+    fail(ExitCode::kUsage,
+         "--edges-per-block {} gives {} threads per block for '{}' ({} lanes per edge); its kernel allows at most {} "
+         "(registers): use at most {} edges per block",
+         edges_per_block_, edges_per_block_ * lanes_per_edge(), info_.name, lanes_per_edge(), max_threads,
+         max_threads / lanes_per_edge());
+  if (edges_per_block_ > 2048) fail(ExitCode::kUsage, "--edges-per-block must be at most 2048");
   int flags = kStageCompute | kStageScatter;
   if (options.mode == AssemblyMode::kComputeOnly) flags = kStageCompute;
   if (options.mode == AssemblyMode::kScatterOnly) flags = kStageScatter;

@@ -84,6 +84,8 @@ class CudaAssembly : public Variant {
                       int stage_flags) = 0;
   virtual cudaFuncAttributes kernel_attributes() const = 0;
   virtual int lanes_per_edge() const = 0;
+  /// Dynamic shared memory of one block.
+  virtual std::size_t shared_bytes(int edges_per_block) const = 0;
   /// Edges per block when the user asks for none: about 256 threads, at most 128 edges.
   int default_edges_per_block() const;
 

@@ -47,6 +47,7 @@ struct KernelResources {
   std::size_t shared_bytes = 0;  ///< static + dynamic shared memory per block
   int block_threads = 0;
   int edges_per_block = 0;
+  int max_block_threads = 0;  ///< the most threads per block the kernel's registers allow
 };
 
 struct TimingOptions {
