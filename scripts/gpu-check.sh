@@ -5,7 +5,9 @@
 # order unless one is given, run every GPU variant with validation in the three Table IV modes, and write
 # CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
 #
-#   bash scripts/gpu-check.sh [MESH.h5]        env: REPS (20), SANITIZE (1), N (100), SWEEP (1), EXTRA_RUN_ARGS
+#   bash scripts/gpu-check.sh [MESH.h5]
+#   env: REPS (20), SANITIZE (1), N (100), SWEEP_EPB ("8 16 32 64 128": edges per block to sweep, "" for none),
+#        EXTRA_RUN_ARGS (added to every 'fluxjac run')
 #
 # $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
@@ -16,7 +18,7 @@ OUT=$(mktemp -d)  # everything lands here first, then is packed into FINAL_OUT
 REPS=${REPS:-20}
 N=${N:-100}
 SANITIZE=${SANITIZE:-1}
-SWEEP=${SWEEP:-1}
+SWEEP_EPB=${SWEEP_EPB-8 16 32 64 128}
 BUILD=build-gpu
 VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
 log() { printf '\n== %s\n' "$*"; }
@@ -69,10 +71,10 @@ for mesh in "${meshes[@]}"; do
     { echo "== $name, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt"; } >>"$summary"
   done
 done
-if [[ "$SWEEP" == 1 ]]; then
+if [[ -n "$SWEEP_EPB" ]]; then
   log "edges per block sweep (mode full, ${meshes[0]##*/})"
-  for epb in 16 32 64 128 256; do
-    "$FLUXJAC" run --mesh "${meshes[0]}" --variant hd,dn5_2,edn5_2,dn_2 --edges-per-block "$epb" --warmup 3 \
+  for epb in $SWEEP_EPB; do
+    "$FLUXJAC" run --mesh "${meshes[0]}" --variant "$VARIANTS" --edges-per-block "$epb" --warmup 3 \
       --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb.json" 2>&1 | grep -E "^(hd|dn|edn|fluxjac)" |
       sed "s/^/epb $epb  /" | tee -a "$summary" || true
   done

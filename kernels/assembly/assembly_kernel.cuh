@@ -27,57 +27,23 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
   return edge;
 }
 
-/// Shared memory of one block: the staged local Jacobians, then the Adiag sort keys.
-__host__ __device__ inline int adiag_sort_size(int edges_per_block) {
-  int size = 1;
-  while (size < 2 * edges_per_block) size <<= 1;
-  return size;
-}
+/// Dynamic shared memory of one block: the staged local Jacobians.
 __host__ __device__ inline std::size_t block_shared_bytes(int edges_per_block) {
-  return static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double) +
-         static_cast<std::size_t>(adiag_sort_size(edges_per_block)) * sizeof(unsigned long long);
+  return static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double);
 }
 
-/// \brief Adds the block's Adiag contributions with one atomic per (node, entry) instead of one per
-/// (edge side, entry): the 2 count contributions (node, edge, side) are sorted by node in shared memory
-/// (bitonic sort; keys node << 16 | contribution), then the first contribution of each node sums its run
-/// in a fixed order. Atomics were the scatter's bottleneck (docs/performance.md).
-__device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, unsigned long long* keys, edge_index first,
-                                                  int count, int sort_size, const DeviceEdges& mesh,
-                                                  double* adiag) {
-  const int contributions = 2 * count;  // contribution c: edge c / 2, side c % 2 (0: +JL on L, 1: -JR on R)
-  for (int c = threadIdx.x; c < sort_size; c += blockDim.x)
-    keys[c] = c < contributions
-                  ? (static_cast<unsigned long long>(__ldg(&mesh.edges[2 * first + c])) << 16) | static_cast<unsigned>(c)
-                  : ~0ull;
-  __syncthreads();
-  for (int k = 2; k <= sort_size; k <<= 1) {
-    for (int j = k >> 1; j > 0; j >>= 1) {
-      for (int i = threadIdx.x; i < sort_size; i += blockDim.x) {
-        const int partner = i ^ j;
-        if (partner > i) {
-          const unsigned long long a = keys[i], b = keys[partner];
-          if ((a > b) == ((i & k) == 0)) {
-            keys[i] = b;
-            keys[partner] = a;
-          }
-        }
-      }
-      __syncthreads();
-    }
-  }
-  for (int item = threadIdx.x; item < contributions * kBlockEntries; item += blockDim.x) {
-    const int position = item / kBlockEntries;
-    const int entry = item - position * kBlockEntries;
-    const unsigned long long node = keys[position] >> 16;
-    if (position > 0 && (keys[position - 1] >> 16) == node) continue;  // not the first of its node
-    double sum = 0.0;
-    for (int q = position; q < contributions && (keys[q] >> 16) == node; ++q) {
-      const int c = static_cast<int>(keys[q] & 0xffff);
-      const double* local = staging + (c >> 1) * kLocalJacobianEntries;
-      sum += (c & 1) ? -local[kBlockEntries + entry] : local[entry];
-    }
-    atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], sum);
+/// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR, one atomic per entry;
+/// 25 consecutive threads update the 25 consecutive doubles of one block. (Sorting the block's
+/// contributions by node to pre-sum them was measured slower: docs/performance.md.)
+__device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_index first, int count,
+                                                  const DeviceEdges& mesh, double* adiag) {
+  for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
+    const int local_edge = item / kAoffEntriesPerEdge;
+    const int side = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: L gets +JL, 1: R gets -JR
+    const int entry = item - local_edge * kAoffEntriesPerEdge - side * kBlockEntries;
+    const double value = staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + entry];
+    const node_index node = __ldg(&mesh.edges[2 * (first + local_edge) + side]);
+    atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], side == 0 ? value : -value);
   }
 }
 
@@ -102,8 +68,6 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 template <class Policy>
 __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
-  unsigned long long* adiag_keys =
-      reinterpret_cast<unsigned long long*>(staging + static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries);
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
   const int count = static_cast<int>(min(static_cast<edge_index>(edges_per_block), mesh.n_edges - first));
@@ -125,7 +89,7 @@ __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int e
   // ---- scatter: coalesced writes of the staged blocks ---------------------------------------------
   if (stage_flags & kStageScatter) {
     scatter_aoff(staging, first, count, mesh, jacobian.aoff);
-    scatter_adiag(staging, adiag_keys, first, count, adiag_sort_size(edges_per_block), mesh, jacobian.adiag);
+    scatter_adiag(staging, first, count, mesh, jacobian.adiag);
   }
 }
 

@@ -86,7 +86,7 @@ class CudaAssembly : public Variant {
   virtual int lanes_per_edge() const = 0;
   /// Dynamic shared memory of one block.
   virtual std::size_t shared_bytes(int edges_per_block) const = 0;
-  /// Edges per block when the user asks for none: about 256 threads, at most 128 edges.
+  /// Edges per block when the user asks for none (16, measured best; fewer if registers demand it).
   int default_edges_per_block() const;
 
  private:
