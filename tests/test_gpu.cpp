@@ -28,6 +28,7 @@ struct Case {
   int n;
   std::string order;
 };
+void PrintTo(const Case& c, std::ostream* out) { *out << c.kind << ":" << c.n << ":" << c.order; }
 
 class GpuVariants : public ::testing::TestWithParam<Case> {};
 

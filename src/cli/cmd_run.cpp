@@ -8,6 +8,7 @@
 #include "bench/device_probe.hpp"
 #include "bench/report.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_file.hpp"
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
@@ -152,8 +153,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       "run", "Assemble the Jacobian of a mesh and state with one or more variants, time it (CUDA events for GPU "
              "variants) and validate it against the CPU reference or a stored Jacobian. Prints a table; writes "
              "CSV/JSON and the Jacobian on request. Exit code 1 when a validation fails.");
-  run_app->set_config("--config", "", "TOML file of option values (keys as the long option names); flags given "
-                                      "on the command line override it");
+  add_config_option(*run_app);
   run_app->add_option("--mesh", options->mesh, "edge mesh file (.h5, format fluxjac-edge-mesh)");
   run_app->add_option("--state", options->state, "state file (default: the state in the mesh file)");
   run_app->add_option("--variant", options->variants,
@@ -183,7 +183,12 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   run_app->add_option("--csv", options->csv, "write one CSV row per variant");
   run_app->add_option("--json", options->json, "write results and device/build metadata as JSON");
   run_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
-  run_app->callback([&action, options] { action = [options] { return run(*options); }; });
+  run_app->callback([&action, options, run_app] {
+    action = [options, run_app] {
+      apply_config_file(*run_app);
+      return run(*options);
+    };
+  });
 }
 
 }  // namespace fluxjac
