@@ -11,6 +11,8 @@
 namespace fluxjac {
 namespace {
 
+constexpr AssemblyStrategy kStrategies[] = {AssemblyStrategy::kEdge, AssemblyStrategy::kNode};
+
 std::vector<std::string> gpu_variants() {
   std::vector<std::string> names;
   for (const auto& info : Registry::instance().list())
@@ -46,11 +48,14 @@ TEST_P(GpuVariants, ValidateAgainstTheReference) {
   for (const auto& name : gpu_variants()) {
     auto variant = Registry::instance().create(name);
     variant->setup(generated.mesh, generated.state, pattern);
-    variant->run(TimingOptions{1, 2, AssemblyMode::kFull, 0});
-    Jacobian result;
-    variant->fetch(result);
-    const Comparison comparison = compare_jacobians(pattern, result, pattern, reference);
-    EXPECT_TRUE(comparison.passed) << name << ": Adiag " << comparison.adiag_error << ", Aoff " << comparison.aoff_error;
+    for (AssemblyStrategy strategy : kStrategies) {
+      variant->run(TimingOptions{1, 2, AssemblyMode::kFull, 0, strategy});
+      Jacobian result;
+      variant->fetch(result);
+      const Comparison comparison = compare_jacobians(pattern, result, pattern, reference);
+      EXPECT_TRUE(comparison.passed) << name << " (" << to_string(strategy) << "): Adiag " << comparison.adiag_error
+                                     << ", Aoff " << comparison.aoff_error;
+    }
   }
 }
 
@@ -78,23 +83,25 @@ TEST(GpuFortranVectors, EveryVariantReproducesTheFortranJacobian) {
   }
   const JacobianPattern pattern = JacobianPattern::build(mesh);
   for (const auto& name : gpu_variants()) {
-    auto variant = Registry::instance().create(name);
-    variant->setup(mesh, state, pattern);
-    variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0});
-    Jacobian result;
-    variant->fetch(result);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      double scale = 0.0;
-      for (const auto& row : cases[i].jacobian)
-        for (double x : row) scale = std::max(scale, std::abs(x));
-      for (int m = 0; m < kBlock; ++m)
-        for (int k = 0; k < kBlock; ++k) {
-          EXPECT_NEAR(result.adiag[2 * i * kBlockEntries + block_entry(m, k)], cases[i].jacobian[m][k], 1e-13 * scale)
-              << name << " case " << i;
-          EXPECT_NEAR(result.adiag[(2 * i + 1) * kBlockEntries + block_entry(m, k)], -cases[i].jacobian[m][5 + k],
-                      1e-13 * scale)
-              << name << " case " << i;
-        }
+    for (AssemblyStrategy strategy : kStrategies) {
+      auto variant = Registry::instance().create(name);
+      variant->setup(mesh, state, pattern);
+      variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0, strategy});
+      Jacobian result;
+      variant->fetch(result);
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        double scale = 0.0;
+        for (const auto& row : cases[i].jacobian)
+          for (double x : row) scale = std::max(scale, std::abs(x));
+        for (int m = 0; m < kBlock; ++m)
+          for (int k = 0; k < kBlock; ++k) {
+            EXPECT_NEAR(result.adiag[2 * i * kBlockEntries + block_entry(m, k)], cases[i].jacobian[m][k], 1e-13 * scale)
+                << name << " case " << i;
+            EXPECT_NEAR(result.adiag[(2 * i + 1) * kBlockEntries + block_entry(m, k)], -cases[i].jacobian[m][5 + k],
+                        1e-13 * scale)
+                << name << " (" << to_string(strategy) << ") case " << i;
+          }
+      }
     }
   }
 }
@@ -109,24 +116,30 @@ TEST(GpuModes, RepeatedRunsAgreeAndTableFourModesRun) {
   const GeneratedMesh generated = generate_box_mesh(spec);
   const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
   for (const auto& name : gpu_variants()) {
-    auto variant = Registry::instance().create(name);
-    variant->setup(generated.mesh, generated.state, pattern);
-    variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0});
-    Jacobian first, second;
-    variant->fetch(first);
-    for (AssemblyMode mode : {AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
-      const TimingSamples samples = variant->run(TimingOptions{1, 3, mode, 0});
-      EXPECT_EQ(samples.assembly_ms.size(), 3u) << name;
-      for (double ms : samples.assembly_ms) EXPECT_GT(ms, 0.0) << name;
+    for (AssemblyStrategy strategy : kStrategies) {
+      auto variant = Registry::instance().create(name);
+      variant->setup(generated.mesh, generated.state, pattern);
+      variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0, strategy});
+      Jacobian first, second;
+      variant->fetch(first);
+      for (AssemblyMode mode : {AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
+        const TimingSamples samples = variant->run(TimingOptions{1, 3, mode, 0, strategy});
+        EXPECT_EQ(samples.assembly_ms.size(), 3u) << name;
+        for (double ms : samples.assembly_ms) EXPECT_GT(ms, 0.0) << name;
+      }
+      variant->fetch(second);  // runs a full assembly again: the modes above left partial results
+      const Comparison comparison = compare_jacobians(pattern, second, pattern, first);
+      EXPECT_LE(comparison.adiag_error, 1e-14) << name;
+      EXPECT_EQ(comparison.aoff_error, 0.0) << name;
+      // The node strategy sums each Adiag block in a fixed order: bitwise reproducible.
+      if (strategy == AssemblyStrategy::kNode) {
+        EXPECT_EQ(second.adiag, first.adiag) << name;
+      }
     }
-    variant->fetch(second);  // runs a full assembly again: the modes above left partial results
-    const Comparison comparison = compare_jacobians(pattern, second, pattern, first);
-    EXPECT_LE(comparison.adiag_error, 1e-14) << name;
-    EXPECT_EQ(comparison.aoff_error, 0.0) << name;
   }
 }
 
-/// Edges per block is a tuning knob, not a correctness one.
+/// Edges (or nodes) per block is a tuning knob, not a correctness one.
 TEST(GpuModes, EdgesPerBlockDoesNotChangeTheResult) {
   FLUXJAC_REQUIRE_GPU();
   BoxMeshSpec spec;
@@ -136,15 +149,19 @@ TEST(GpuModes, EdgesPerBlockDoesNotChangeTheResult) {
   Jacobian reference;
   assemble_reference(generated.mesh, generated.state, pattern, reference);
   for (const auto& name : gpu_variants()) {
-    for (int edges_per_block : {1, 7, 32, 96}) {
-      auto variant = Registry::instance().create(name);
-      if (edges_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads) continue;
-      variant->setup(generated.mesh, generated.state, pattern);
-      variant->run(TimingOptions{0, 1, AssemblyMode::kFull, edges_per_block});
-      Jacobian result;
-      variant->fetch(result);
-      EXPECT_TRUE(compare_jacobians(pattern, result, pattern, reference).passed) << name << " " << edges_per_block;
-    }
+    for (AssemblyStrategy strategy : kStrategies)
+      for (int units_per_block : {1, 7, 32, 96}) {
+        auto variant = Registry::instance().create(name);
+        if (strategy == AssemblyStrategy::kEdge &&
+            units_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads)
+          continue;
+        variant->setup(generated.mesh, generated.state, pattern);
+        variant->run(TimingOptions{0, 1, AssemblyMode::kFull, units_per_block, strategy});
+        Jacobian result;
+        variant->fetch(result);
+        EXPECT_TRUE(compare_jacobians(pattern, result, pattern, reference).passed)
+            << name << " " << to_string(strategy) << " " << units_per_block;
+      }
   }
 }
 

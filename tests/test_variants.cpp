@@ -57,21 +57,32 @@ TEST(Registry, ResolveExpandsAllAndLists) {
   EXPECT_THROW(Registry::instance().resolve({""}), Error);
 }
 
+/// Both lane mappings (edge- and node-based assembly) of every GPU variant.
+std::vector<std::pair<std::string, LaneEmulator>> lane_mappings() {
+  std::vector<std::pair<std::string, LaneEmulator>> mappings;
+  for (const auto& info : Registry::instance().list()) {
+    if (info.emulate_edge_lanes) mappings.emplace_back(info.name + " (edge lanes)", info.emulate_edge_lanes);
+    if (info.emulate_node_lanes) mappings.emplace_back(info.name + " (node lanes)", info.emulate_node_lanes);
+  }
+  return mappings;
+}
+
+TEST(VariantLanes, EveryGpuVariantHasBothMappings) { EXPECT_EQ(lane_mappings().size(), 2 * kPaperVariants.size()); }
+
 /// Lanes of each variant on the Fortran vectors: the full local Jacobian, every entry written.
 TEST(VariantLanes, EveryVariantMatchesTheReferenceOnTheFortranVectors) {
   const auto cases = test::load_flux_cases();
-  for (const auto& info : Registry::instance().list()) {
-    if (!info.emulate_lanes) continue;
+  for (const auto& [name, emulate] : lane_mappings()) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const EdgeInput edge = edge_from_case(cases[i], 0.75);
       double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
       reference_local_jacobian(edge, expected);
       std::fill(local, local + kLocalJacobianEntries, std::nan(""));  // poison: every entry must be written
-      info.emulate_lanes(edge, local);
+      emulate(edge, local);
       const double scale = max_abs(expected, kLocalJacobianEntries);
       for (int j = 0; j < kLocalJacobianEntries; ++j)
         ASSERT_LE(std::abs(local[j] - expected[j]), 1e-13 * scale)
-            << info.name << " case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
+            << name << " case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
     }
   }
 }
@@ -82,18 +93,17 @@ TEST(VariantLanes, EveryVariantMatchesTheReferenceOnAGeneratedMesh) {
   spec.kind = "mixed";
   spec.n = 5;
   const GeneratedMesh generated = generate_box_mesh(spec);
-  for (const auto& info : Registry::instance().list()) {
-    if (!info.emulate_lanes) continue;
+  for (const auto& [name, emulate] : lane_mappings()) {
     double worst = 0.0;
     for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
       const EdgeInput edge = gather_edge(generated.mesh, generated.state, e);
       double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
       reference_local_jacobian(edge, expected);
-      info.emulate_lanes(edge, local);
+      emulate(edge, local);
       const double scale = max_abs(expected, kLocalJacobianEntries);
       for (int j = 0; j < kLocalJacobianEntries; ++j) worst = std::max(worst, std::abs(local[j] - expected[j]) / scale);
     }
-    EXPECT_LE(worst, 1e-13) << info.name;
+    EXPECT_LE(worst, 1e-13) << name;
   }
 }
 

@@ -93,15 +93,67 @@ __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int e
   }
 }
 
-/// \brief A GPU variant: the shared lifecycle plus the assembly kernel instantiated for one policy.
+/// \brief Node-based assembly kernel: a block takes `nodes_per_block` consecutive nodes and every edge
+/// incident to them (the rows of the block-CSR pattern); Policy::kLanesPerSide threads per incident edge
+/// compute D = A dF(Q_i, Q_j, n_out)/dQ_i, the derivative of node i's outward flux with respect to its own
+/// state. Then Adiag[i] = sum_j D_ij (summed in row order, stored once: no atomics, no zeroing,
+/// deterministic) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of DESIGN.md 1.1: for i = L,
+/// D = JL; for i = R, D = -JR.
+template <class Policy>
+__global__ void node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
+                                     int nodes_per_block, int stage_flags) {
+  extern __shared__ double staging[];  // [incident edges of the block's nodes][25]
+  constexpr int kLanes = Policy::kLanesPerSide;
+  const std::int64_t first_node = static_cast<std::int64_t>(blockIdx.x) * nodes_per_block;
+  const int node_count = static_cast<int>(min(static_cast<std::int64_t>(nodes_per_block), map.n_nodes - first_node));
+  const int first_entry = __ldg(&map.row_ptr[first_node]);
+  const int entry_count = __ldg(&map.row_ptr[first_node + node_count]) - first_entry;
+
+  // ---- compute: the own-side derivative block of every incident edge ------------------------------------
+  for (int work = threadIdx.x; work < entry_count * kLanes; work += blockDim.x) {
+    const int entry = work / kLanes;
+    const int lane = work - entry * kLanes;
+    const int code = __ldg(&map.entry_edge[first_entry + entry]);
+    double* block = staging + entry * kBlockEntries;
+    if (stage_flags & kStageCompute) {
+      const EdgeInput edge = load_edge(mesh, code >> 1);
+      Policy::compute_side(lane, edge, code & 1, edge.area, block);
+    } else {  // scatter-only: cheap values the compiler cannot predict
+      const double area = __ldg(&mesh.areas[code >> 1]);
+      for (int i = lane; i < kBlockEntries; i += kLanes) block[i] = area * i;
+    }
+  }
+  __syncthreads();
+  if (!(stage_flags & kStageScatter)) return;
+
+  // ---- Adiag: each node sums its row's blocks in order and stores the result --------------------------
+  for (int item = threadIdx.x; item < node_count * kBlockEntries; item += blockDim.x) {
+    const int local_node = item / kBlockEntries;
+    const int entry = item - local_node * kBlockEntries;
+    const int row_begin = __ldg(&map.row_ptr[first_node + local_node]) - first_entry;
+    const int row_end = __ldg(&map.row_ptr[first_node + local_node + 1]) - first_entry;
+    double sum = 0.0;
+    for (int k = row_begin; k < row_end; ++k) sum += staging[k * kBlockEntries + entry];
+    jacobian.adiag[(first_node + local_node) * kBlockEntries + entry] = sum;
+  }
+  // ---- Aoff[j, i] = -D_ij: plain stores, 25 consecutive threads per block ------------------------------
+  for (int item = threadIdx.x; item < entry_count * kBlockEntries; item += blockDim.x) {
+    const int entry = item / kBlockEntries;
+    const int component = item - entry * kBlockEntries;
+    const std::int64_t target = __ldg(&map.entry_transpose[first_entry + entry]);
+    jacobian.aoff[target * kBlockEntries + component] = static_cast<float>(-staging[item]);
+  }
+}
+
+/// \brief A GPU variant: the shared lifecycle plus both assembly kernels instantiated for one policy.
 template <class Policy>
 class CudaVariant final : public CudaAssembly {
  public:
   using CudaAssembly::CudaAssembly;
 
  protected:
-  void launch(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
-              int stage_flags) override {
+  void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
+                   int stage_flags) override {
     const std::size_t shared_bytes = block_shared_bytes(edges_per_block);
     FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
@@ -109,13 +161,24 @@ class CudaVariant final : public CudaAssembly {
     assembly_kernel<Policy><<<static_cast<unsigned>(blocks), edges_per_block * Policy::kLanesPerEdge, shared_bytes>>>(
         edges, jacobian, edges_per_block, stage_flags);
   }
-  cudaFuncAttributes kernel_attributes() const override {
+  void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
+                   int nodes_per_block, unsigned blocks, int threads, std::size_t shared_bytes,
+                   int stage_flags) override {
+    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+    node_assembly_kernel<Policy><<<blocks, threads, shared_bytes>>>(edges, map, jacobian, nodes_per_block, stage_flags);
+  }
+  cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
     cudaFuncAttributes attributes{};
-    FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, assembly_kernel<Policy>));
+    if (strategy == AssemblyStrategy::kEdge)
+      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, assembly_kernel<Policy>));
+    else
+      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_assembly_kernel<Policy>));
     return attributes;
   }
-  int lanes_per_edge() const override { return Policy::kLanesPerEdge; }
-  std::size_t shared_bytes(int edges_per_block) const override { return block_shared_bytes(edges_per_block); }
+  int lanes(AssemblyStrategy strategy) const override {
+    return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
+  }
 };
 
 }  // namespace fluxjac

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "assembly/cuda_check.hpp"
 #include "types.hpp"
@@ -59,6 +60,15 @@ struct DeviceEdges {
   edge_index n_edges;
 };
 
+/// Node-based assembly: the block-CSR rows, and per entry (i, j) of row i the edge joining i and j with
+/// the side i is on (2 e + side) and the position of the transposed block Aoff[j, i].
+struct DeviceNodeMap {
+  const std::int32_t* row_ptr;          ///< [n_nodes + 1]
+  const std::int32_t* entry_edge;       ///< [nnz]: 2 e + (i == R(e))
+  const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
+  std::int64_t n_nodes;
+};
+
 /// Kernel outputs.
 struct DeviceJacobian {
   double* adiag;  ///< [n_nodes][25], accumulated with atomics (zeroed before each assembly)
@@ -79,25 +89,42 @@ class CudaAssembly : public Variant {
   void fetch(Jacobian& out) override;
 
  protected:
-  /// Launches the assembly kernel once on the default stream with the given stage flags.
-  virtual void launch(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
-                      int stage_flags) = 0;
-  virtual cudaFuncAttributes kernel_attributes() const = 0;
-  virtual int lanes_per_edge() const = 0;
-  /// Dynamic shared memory of one block.
-  virtual std::size_t shared_bytes(int edges_per_block) const = 0;
-  /// Edges per block when the user asks for none (16, measured best; fewer if registers demand it).
-  int default_edges_per_block() const;
+  /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.
+  virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
+                           int stage_flags) = 0;
+  /// Launches the node-based assembly kernel: `blocks` blocks of `threads`, `shared_bytes` of staging.
+  virtual void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
+                           int nodes_per_block, unsigned blocks, int threads, std::size_t shared_bytes,
+                           int stage_flags) = 0;
+  virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const = 0;
+  /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
+  virtual int lanes(AssemblyStrategy strategy) const = 0;
+  /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of
+  /// docs/performance.md, fewer where the kernel's registers demand it.
+  int default_units_per_block(AssemblyStrategy strategy) const;
 
  private:
+  /// Launch geometry of the node strategy for a given number of nodes per block.
+  struct NodeLaunch {
+    unsigned blocks;
+    int threads;
+    std::size_t shared_bytes;
+  };
+  NodeLaunch node_launch(int nodes_per_block) const;
+
   VariantInfo info_;
+  std::vector<std::int32_t> host_row_ptr_;
+  DeviceArray<std::int32_t> row_ptr_, entry_edge_, entry_transpose_;
   DeviceArray<node_index> edges_;
   DeviceArray<double> normals_, areas_, state_, adiag_;
   DeviceArray<std::int32_t> slots_;
   DeviceArray<float> aoff_;
   edge_index n_edges_ = 0;
-  int edges_per_block_ = 0;
+  std::int64_t n_nodes_ = 0;
+  int units_per_block_ = 0;
+  AssemblyStrategy strategy_ = AssemblyStrategy::kEdge;
   bool holds_full_assembly_ = false;
+  TimingOptions last_options_;
 };
 
 }  // namespace fluxjac

@@ -1,7 +1,9 @@
 // fluxjac — registration of a GPU variant from its lane policy (one file per variant).
 //
-// A variant file defines a policy { static constexpr int kLanesPerEdge; FLUXJAC_HD static void
-// compute(int lane, const EdgeInput&, double* local); } and registers it with a static
+// A variant file defines a policy { static constexpr int kLanesPerEdge, kLanesPerSide;
+// FLUXJAC_HD static void compute(int lane, const EdgeInput&, double* local);  // edge-based lanes
+// FLUXJAC_HD static void compute_side(int lane, const EdgeInput&, int side, double scale, double* block); }
+// and registers it with a static
 // VariantRegistrar built by gpu_variant<Policy>(...). Variant files are compiled by nvcc in CUDA builds
 // (the policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then listed
 // as unavailable, and its lanes still run on the CPU for the tests.
@@ -26,13 +28,15 @@ VariantInfo gpu_variant_info(std::string name, std::string description, Seeding 
   info.description = std::move(description);
   info.backend = Backend::kCuda;
   info.threads_per_edge = Policy::kLanesPerEdge;
+  info.threads_per_side = Policy::kLanesPerSide;
   info.seeding = seeding;
 #if defined(__CUDACC__)
   info.available = true;
 #else
   info.available = false;
 #endif
-  info.emulate_lanes = emulate_lanes<Policy>;
+  info.emulate_edge_lanes = emulate_edge_lanes<Policy>;
+  info.emulate_node_lanes = emulate_node_lanes<Policy>;
   return info;
 }
 

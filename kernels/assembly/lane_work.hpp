@@ -1,7 +1,10 @@
 // fluxjac — the per-lane work of the AD variants: one routine per seeding strategy, written once.
 //
-// A lane computes some columns of one edge's local Jacobian. Both strategies differentiate with respect
-// to the lane's own side only and use the symmetry F(QR, QL, -n) = -F(QL, QR, n) (paper, Fig. 3).
+// A lane computes some columns of the derivative of the flux with respect to one side's state, seen
+// from that side: the own state first and the normal pointing away from it, so the symmetry
+// F(QR, QL, -n) = -F(QL, QR, n) (paper, Fig. 3) makes one routine serve both sides. `scale` multiplies
+// the result: +A gives the outward-flux derivative D of the node-based assembly, side_scale() gives JL / JR
+// of the edge-based one. `block` is one row-major 5x5 block.
 #pragma once
 
 #include "assembly/edge_input.hpp"
@@ -11,9 +14,10 @@
 namespace fluxjac {
 
 /// \brief Seeded (the paper's Algorithm 3): flux on primitive inputs with one derivative direction,
-/// seeded with column `column` of the hand-differentiated dq/dU. Writes column `column` of side `side`.
+/// seeded with column `column` of the hand-differentiated dq/dU. Writes column `column` of the block.
 template <class Scalar>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const EdgeInput& edge, int side, int column, double* local) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const EdgeInput& edge, int side, int column, double scale,
+                                                  double* block) {
   double own_state[kBlock], other_state[kBlock];
   FaceNormal normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -35,15 +39,14 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const EdgeInput& edge, int sid
 
   Scalar flux[kBlock];
   roe_flux(own_dual, primitive_from_conservative(other_state), normal, flux);
-  const double scale = side_scale(edge, side);
   FLUXJAC_UNROLL
-  for (int m = 0; m < kBlock; ++m) local[local_entry(side, m, column)] = scale * flux[m].d[0];
+  for (int m = 0; m < kBlock; ++m) block[block_entry(m, column)] = scale * flux[m].d[0];
 }
 
 /// \brief Direct (the paper's Algorithm 4): flux on conservative inputs with five derivative directions
-/// seeded with the identity. Writes the whole 5x5 block of side `side`.
+/// seeded with the identity. Writes the whole block.
 template <class Scalar>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side, double* local) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side, double scale, double* block) {
   double own_state[kBlock], other_state[kBlock];
   FaceNormal normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -56,18 +59,27 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side,
   }
   Scalar flux[kBlock];
   roe_flux_conservative(own, other_state, normal, flux);
-  const double scale = side_scale(edge, side);
   FLUXJAC_UNROLL
   for (int m = 0; m < kBlock; ++m) {
     FLUXJAC_UNROLL
-    for (int k = 0; k < kBlock; ++k) local[local_entry(side, m, k)] = scale * flux[m].d[k];
+    for (int k = 0; k < kBlock; ++k) block[block_entry(m, k)] = scale * flux[m].d[k];
   }
 }
 
-/// \brief Runs a lane policy on the CPU lane by lane, as the GPU threads of one edge would.
+/// \brief Runs a lane policy's edge-based mapping on the CPU lane by lane, as the GPU threads of one edge
+/// would.
 template <class Policy>
-void emulate_lanes(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+void emulate_edge_lanes(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
   for (int lane = 0; lane < Policy::kLanesPerEdge; ++lane) Policy::compute(lane, edge, local);
+}
+
+/// \brief Runs a lane policy's node-based mapping on the CPU: each side's lanes as the threads of that
+/// side's node would, with the edge-based scale so that the result is again (JL, JR).
+template <class Policy>
+void emulate_node_lanes(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+  for (int side = 0; side < 2; ++side)
+    for (int lane = 0; lane < Policy::kLanesPerSide; ++lane)
+      Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries);
 }
 
 }  // namespace fluxjac

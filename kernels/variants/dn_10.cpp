@@ -7,9 +7,14 @@ namespace fluxjac {
 namespace {
 
 struct Dn10Lanes {
-  static constexpr int kLanesPerEdge = 10;
+  static constexpr int kLanesPerEdge = 10;  // edge-based assembly (the paper's mapping)
+  static constexpr int kLanesPerSide = 5;  // node-based assembly: threads per (node, incident edge)
+  FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
+    seeded_column<DualNum>(edge, side, lane, scale, block);
+  }
   FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
-    seeded_column<DualNum>(edge, lane / kBlock, lane % kBlock, local);
+    const int side = lane / kBlock;
+    compute_side(lane % kBlock, edge, side, side_scale(edge, side), local + side * kBlockEntries);
   }
 };
 

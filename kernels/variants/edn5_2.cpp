@@ -7,9 +7,14 @@ namespace fluxjac {
 namespace {
 
 struct Edn5x2Lanes {
-  static constexpr int kLanesPerEdge = 2;
+  static constexpr int kLanesPerEdge = 2;  // edge-based assembly (the paper's mapping)
+  static constexpr int kLanesPerSide = 1;  // node-based assembly: threads per (node, incident edge)
+  FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
+    (void)lane;
+    direct_side<ExprDualNum5>(edge, side, scale, block);
+  }
   FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
-    direct_side<ExprDualNum5>(edge, lane, local);
+    compute_side(0, edge, lane, side_scale(edge, lane), local + lane * kBlockEntries);
   }
 };
 

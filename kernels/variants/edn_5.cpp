@@ -1,5 +1,6 @@
 // fluxjac variant edn_5: expression-template DualNum, 5 threads per edge: thread k does input k of side L, then R.
 // Zubair et al., HiPC 2023, Table I.
+// Node-based assembly computes one side per node, so there edn_5 uses 5 threads per side.
 #include "ad/expr_dual.hpp"
 #include "assembly/gpu_variant.hpp"
 
@@ -7,10 +8,14 @@ namespace fluxjac {
 namespace {
 
 struct Edn5Lanes {
-  static constexpr int kLanesPerEdge = 5;
+  static constexpr int kLanesPerEdge = 5;  // edge-based assembly (the paper's mapping)
+  static constexpr int kLanesPerSide = 5;  // node-based assembly: threads per (node, incident edge)
+  FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
+    seeded_column<ExprDualNum>(edge, side, lane, scale, block);
+  }
   FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
-    seeded_column<ExprDualNum>(edge, 0, lane, local);
-    seeded_column<ExprDualNum>(edge, 1, lane, local);
+    for (int side = 0; side < 2; ++side)
+      compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries);
   }
 };
 

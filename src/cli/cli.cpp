@@ -22,7 +22,10 @@ int run_cli(int argc, char** argv) {
       "  fluxjac mesh gen --kind mixed --n 20 --order rcm -o box.h5\n"
       "  fluxjac run --mesh box.h5 --variant all --csv runs.csv\n"
       "  fluxjac run --config configs/default.toml\n"
-      "Exit codes: 0 ok, 1 validation failed, 2 invalid input, 3 usage, 4 run-time (CUDA) error.");
+      "  fluxjac bench --config configs/paper.toml --json paper.json\n"
+      "  fluxjac compare base.json paper.json --time-tolerance 0.1\n"
+      "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage, 4 run-time (CUDA)\n"
+      "error.");
 
   CommandAction action;
   add_run_command(app, action);
@@ -30,6 +33,8 @@ int run_cli(int argc, char** argv) {
   add_info_command(app, action);
   add_mesh_command(app, action);
   add_device_command(app, action);
+  add_bench_command(app, action);
+  add_compare_command(app, action);
 
   try {
     app.parse(argc, argv);

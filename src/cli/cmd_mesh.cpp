@@ -1,19 +1,54 @@
 // fluxjac mesh gen: jittered box meshes of tetrahedra, prisms or both, with median-dual metrics and a state.
+// fluxjac mesh dual: the median-dual edge mesh of an element mesh (scripts/import_mesh.py writes those).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "mesh/dual_metrics.hpp"
+#include "mesh/edge_mesh_extras.hpp"
+#include "mesh/element_boundary.hpp"
+#include "mesh/element_io.hpp"
+#include "mesh/freestream.hpp"
 #include "mesh/generator.hpp"
-#include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
+#include "util/error.hpp"
 
 namespace fluxjac {
 namespace {
+
+/// Stage lines on stderr: one updating line on a terminal, one line per stage in logs; silent when quiet.
+class StageReporter {
+ public:
+  StageReporter(std::string command, bool quiet)
+      : command_(std::move(command)), quiet_(quiet), terminal_(isatty(fileno(stderr)) != 0) {}
+
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+  void operator()(const std::string& stage, double fraction) const {
+    if (quiet_) return;
+    std::fprintf(stderr, "%s[%s %5.1f s] %3.0f%%  %-24s%s", terminal_ ? "\r" : "", command_.c_str(), elapsed(),
+                 100.0 * fraction, stage.c_str(), terminal_ && stage != "done" ? "" : "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string command_;
+  bool quiet_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// ---- mesh gen ----------------------------------------------------------------------------------------
 
 struct MeshGenOptions {
   BoxMeshSpec spec;
@@ -22,34 +57,123 @@ struct MeshGenOptions {
 };
 
 int generate(const MeshGenOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  MeshGenProgress progress;
-  // One updating line on a terminal, one line per stage in logs.
-  const bool terminal = isatty(fileno(stderr));
-  if (!options.quiet)
-    progress = [&](const std::string& stage, double fraction) {
-      std::fprintf(stderr, "%s[mesh gen %5.1f s] %3.0f%%  %-24s%s", terminal ? "\r" : "", elapsed(),
-                   100.0 * fraction, stage.c_str(), terminal && stage != "done" ? "" : "\n");
-      std::fflush(stderr);
-    };
-  const GeneratedMesh generated = generate_box_mesh(options.spec, progress);
-  write_edge_mesh(options.output, generated.mesh, &generated.state);
+  const StageReporter report("mesh gen", options.quiet);
+  const GeneratedMesh generated =
+      generate_box_mesh(options.spec, [&](const std::string& stage, double fraction) { report(stage, fraction); });
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = generated.on_boundary;
+  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
+  extras.order = options.spec.order;
+  write_edge_mesh_with_extras(options.output, generated.mesh, &generated.state, extras);
   const EdgeMesh& mesh = generated.mesh;
-  fmt::print("{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {}, bandwidth {}, "
-             "{:.1f} s\n",
-             options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes),
-             generated.n_tetrahedra, generated.n_prisms, options.spec.order, ordering_bandwidth(mesh), elapsed());
+  fmt::print(
+      "{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {}, bandwidth {}, "
+      "{:.1f} s\n",
+      options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes),
+      generated.n_tetrahedra, generated.n_prisms, options.spec.order, ordering_bandwidth(mesh), report.elapsed());
   return 0;
 }
 
-}  // namespace
+// ---- mesh dual ---------------------------------------------------------------------------------------
 
-void add_mesh_command(CLI::App& app, CommandAction& action) {
-  CLI::App* mesh = app.add_subcommand("mesh", "Make meshes (see 'fluxjac mesh gen --help')");
-  mesh->require_subcommand(1);
+struct MeshDualOptions {
+  std::string input;
+  std::string output;
+  std::string order = "natural";
+  std::uint64_t seed = 1;
+  std::string state;  ///< freestream | input | none; empty: input when the file has one, else freestream
+  FreestreamConditions freestream;
+  bool quiet = false;
+  const CLI::Option* freestream_options[3] = {};  ///< --mach, --alpha, --beta: were they given?
+};
+
+/// The state source after applying the default, checked against the file and the other options.
+std::string resolve_state_choice(const MeshDualOptions& options, bool file_has_state) {
+  const std::string choice = !options.state.empty() ? options.state : file_has_state ? "input" : "freestream";
+  if (choice == "input" && !file_has_state)
+    fail(ExitCode::kUsage,
+         "{}: --state input: the file has no /elements/state/Q (give scripts/import_mesh.py --state-field, or use "
+         "--state freestream)",
+         options.input);
+  if (choice != "freestream")
+    for (const CLI::Option* option : options.freestream_options)
+      if (option && option->count() > 0)
+        fail(ExitCode::kUsage, "{} sets the freestream state, but the state is '{}' (add --state freestream)",
+             option->get_name(), choice);
+  return choice;
+}
+
+int build_dual(const MeshDualOptions& options) {
+  const StageReporter report("mesh dual", options.quiet);
+  report("read", 0.0);
+  ElementMeshFile input = read_element_mesh(options.input);
+  const std::string state_choice = resolve_state_choice(options, input.state.has_value());
+  if (state_choice == "freestream") validate_freestream_conditions(options.freestream);
+  const ElementMesh& elements = input.elements;
+  const CellCounts cells = count_cells(elements);
+
+  report("boundary", 0.1);
+  ElementBoundary boundary = find_element_boundary(elements);
+
+  report("dual metrics", 0.2);
+  EdgeMesh mesh;
+  try {
+    mesh = build_median_dual(elements);
+  } catch (const Error& error) {
+    throw Error(options.input + ": " + error.what(), error.code());
+  }
+  input.elements = ElementMesh{};
+
+  // ---- ordering (the state from the file travels with its nodes) -----------------------------------
+  report("ordering", 0.7);
+  std::optional<FlowState> state = state_choice == "input" ? std::move(input.state) : std::nullopt;
+  if (options.order != "natural") {
+    const std::vector<node_index> new_id_of_old =
+        options.order == "rcm" ? reverse_cuthill_mckee(mesh) : random_permutation(mesh.n_nodes, options.seed);
+    renumber_nodes(mesh, state ? &*state : nullptr, new_id_of_old);
+    std::vector<std::uint8_t> on_boundary(boundary.on_boundary.size());
+    for (std::size_t i = 0; i < on_boundary.size(); ++i) on_boundary[new_id_of_old[i]] = boundary.on_boundary[i];
+    boundary.on_boundary.swap(on_boundary);
+  }
+
+  report("state", 0.8);
+  if (state_choice == "freestream") state = uniform_freestream_state(mesh.n_nodes, options.freestream);
+
+  report("write", 0.85);
+  std::vector<std::uint8_t> has_edge(static_cast<std::size_t>(mesh.n_nodes), 0);
+  for (const node_index node : mesh.edges) has_edge[node] = 1;
+  const auto n_isolated = std::count(has_edge.begin(), has_edge.end(), std::uint8_t{0});
+  if (n_isolated > 0)
+    std::fprintf(stderr,
+                 "fluxjac: warning: %s: %lld nodes belong to no cell: they get no edge and zero dual volume "
+                 "(scripts/import_mesh.py drops such nodes)\n",
+                 options.input.c_str(), static_cast<long long>(n_isolated));
+  const DualClosureSummary closure = summarize_dual_closure(mesh, boundary.on_boundary);
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = std::move(boundary.on_boundary);
+  extras.cells = cells;
+  extras.source = options.input;
+  extras.order = options.order;
+  write_edge_mesh_with_extras(options.output, mesh, state ? &*state : nullptr, extras);
+  report("done", 1.0);
+
+  const std::string state_text = state_choice == "freestream"
+                                     ? fmt::format("freestream Mach {} alpha {} beta {}", options.freestream.mach,
+                                                   options.freestream.alpha_degrees, options.freestream.beta_degrees)
+                                 : state_choice == "input" ? std::string("from the input")
+                                                           : std::string("none");
+  fmt::print(
+      "{}: {} nodes, {} edges ({:.2f} edges per node) from {}; order {}, bandwidth {}; interior dual closure "
+      "{:.2e} of the mean face area over {} nodes ({} boundary nodes); state {}; {:.1f} s\n",
+      options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes), cells.text(),
+      options.order, ordering_bandwidth(mesh), closure.max_relative, closure.nodes_checked, boundary.n_boundary_nodes,
+      state_text, report.elapsed());
+  return 0;
+}
+
+void add_gen_command(CLI::App& mesh, CommandAction& action) {
   auto options = std::make_shared<MeshGenOptions>();
-  CLI::App* gen = mesh->add_subcommand(
+  CLI::App* gen = mesh.add_subcommand(
       "gen",
       "Generate a jittered unit-box mesh of N^3 hexahedra split into tetrahedra, prisms, or a mix (prism layers "
       "near z = 0, tetrahedra above, about 5.4 edges per node like the paper's wing-body mesh), with median-dual "
@@ -71,6 +195,61 @@ void add_mesh_command(CLI::App& app, CommandAction& action) {
   gen->add_option("-o,--output", options->output, "output mesh file (.h5), written atomically")->required();
   gen->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
   gen->callback([&action, options] { action = [options] { return generate(*options); }; });
+}
+
+void add_dual_command(CLI::App& mesh, CommandAction& action) {
+  auto options = std::make_shared<MeshDualOptions>();
+  CLI::App* dual = mesh.add_subcommand(
+      "dual",
+      "Compute the median-dual edge mesh of an element mesh: edges, dual-face normals and areas (triangles of edge "
+      "midpoint, face centroid and cell centroid; quadrilateral faces split the same way by both cells), dual "
+      "volumes, an optional node reordering, a state, and the boundary-node flags. The input is a "
+      "fluxjac-element-mesh HDF5 file (docs/formats.md) of tetrahedra, pyramids, prisms and hexahedra in any mix; "
+      "scripts/import_mesh.py writes one from Gmsh, SU2, CGNS, VTK, Medit and other meshes. Edge orientation "
+      "(L < R) does not depend on the cell numbering; an inverted or degenerate cell is an error naming the cell.");
+  dual->add_option("elements", options->input, "input element mesh (.h5, format fluxjac-element-mesh)")->required();
+  dual->add_option("-o,--output", options->output, "output edge mesh (.h5, DESIGN.md 3.1), written atomically")
+      ->required();
+  dual->add_option("--order", options->order,
+                   "node ordering: natural (as in the input), rcm (reverse Cuthill-McKee) or random")
+      ->check(CLI::IsMember({"natural", "random", "rcm"}))
+      ->capture_default_str();
+  dual->add_option("--seed", options->seed, "random seed of --order random")->capture_default_str();
+  dual->add_option("--state", options->state,
+                   "flow state to store: freestream (uniform, rho = 1, p = 1/gamma, set by --mach --alpha --beta), "
+                   "input (the file's /elements/state/Q, renumbered with the nodes) or none; default: input when "
+                   "the file has a state, else freestream")
+      ->check(CLI::IsMember({"freestream", "input", "none"}));
+  options->freestream_options[0] = dual->add_option("--mach", options->freestream.mach, "freestream Mach number")
+                                       ->check(CLI::Range(0.0, 50.0))
+                                       ->capture_default_str();
+  options->freestream_options[1] =
+      dual->add_option("--alpha", options->freestream.alpha_degrees,
+                       "angle of attack in degrees: the flow turns from +x towards +z (z is up)")
+          ->check(CLI::Range(-90.0, 90.0))
+          ->capture_default_str();
+  options->freestream_options[2] =
+      dual->add_option("--beta", options->freestream.beta_degrees, "sideslip angle in degrees, towards +y")
+          ->check(CLI::Range(-90.0, 90.0))
+          ->capture_default_str();
+  dual->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
+  dual->footer(
+      "Example:\n"
+      "  /usr/bin/python3 scripts/import_mesh.py wing.msh -o wing-elements.h5\n"
+      "  fluxjac mesh dual wing-elements.h5 --order rcm --mach 0.8 --alpha 2.5 -o wing.h5\n"
+      "  fluxjac info wing.h5");
+  dual->callback([&action, options] { action = [options] { return build_dual(*options); }; });
+}
+
+}  // namespace
+
+void add_mesh_command(CLI::App& app, CommandAction& action) {
+  CLI::App* mesh = app.add_subcommand("mesh",
+                                      "Make meshes: 'gen' builds box meshes, 'dual' the edge mesh of an element mesh "
+                                      "(see 'fluxjac mesh gen --help', 'fluxjac mesh dual --help')");
+  mesh->require_subcommand(1);
+  add_gen_command(*mesh, action);
+  add_dual_command(*mesh, action);
 }
 
 }  // namespace fluxjac

@@ -16,5 +16,7 @@ void add_list_command(CLI::App& app, CommandAction& action);
 void add_info_command(CLI::App& app, CommandAction& action);
 void add_mesh_command(CLI::App& app, CommandAction& action);
 void add_device_command(CLI::App& app, CommandAction& action);
+void add_bench_command(CLI::App& app, CommandAction& action);
+void add_compare_command(CLI::App& app, CommandAction& action);
 
 }  // namespace fluxjac

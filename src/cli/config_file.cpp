@@ -1,5 +1,6 @@
 #include "cli/config_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "util/error.hpp"
@@ -23,7 +24,9 @@ void apply_config_file(CLI::App& subcommand) {
     fail(ExitCode::kUsage, "{}: not a valid TOML config file: {}", path, e.what());
   }
   for (const CLI::ConfigItem& item : items) {
-    CLI::Option* option = item.parents.empty() ? subcommand.get_option_no_throw("--" + item.name) : nullptr;
+    std::string key = item.name;  // TOML style edges_per_block and option style edges-per-block both work
+    std::replace(key.begin(), key.end(), '_', '-');
+    CLI::Option* option = item.parents.empty() ? subcommand.get_option_no_throw("--" + key) : nullptr;
     if (!option || item.name == "config")
       fail(ExitCode::kUsage, "{}: unknown key '{}' (keys are the long options of 'fluxjac {}')", path,
            item.fullname(), subcommand.get_name());

@@ -9,6 +9,10 @@
 #include <optional>
 
 #include "jacobian/jacobian_io.hpp"
+#include "mesh/dual_metrics.hpp"
+#include "mesh/edge_mesh_extras.hpp"
+#include "mesh/element_boundary.hpp"
+#include "mesh/element_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
@@ -66,6 +70,28 @@ void describe_mesh(std::string& text, const EdgeMesh& mesh) {
                        distance_sum / static_cast<double>(n_edges)));
 }
 
+/// Closure of the dual cells: over interior nodes when the boundary is known, else over all nodes (then
+/// boundary nodes dominate: their dual cells are open by design, so the number is a scale, not an error).
+void describe_closure(std::string& text, const EdgeMesh& mesh, const std::vector<std::uint8_t>& boundary_nodes) {
+  const DualClosureSummary closure = summarize_dual_closure(mesh, boundary_nodes);
+  if (!boundary_nodes.empty()) {
+    if (closure.nodes_checked == 0) {
+      add_line(text, "dual closure", "no interior nodes (every node is on the boundary)");
+      return;
+    }
+    add_line(text, "dual closure",
+             fmt::format("max |sum A n| = {:.3g} x mean face area over {} interior nodes (worst node {}); {} boundary "
+                         "nodes are open by design",
+                         closure.max_relative, closure.nodes_checked, closure.worst_node,
+                         mesh.n_nodes - closure.nodes_checked));
+    return;
+  }
+  add_line(text, "dual closure",
+           fmt::format("max |sum A n| = {:.3g} x mean face area over all {} nodes (worst node {}), open "
+                       "boundary dual cells included (no /mesh/boundary_nodes in this file)",
+                       closure.max_relative, closure.nodes_checked, closure.worst_node));
+}
+
 void describe_state(std::string& text, const FlowState& state) {
   Range density, pressure, mach;
   for (std::int64_t node = 0; node < state.n_nodes(); ++node) {
@@ -88,7 +114,12 @@ std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_
   if (has_mesh) {
     const EdgeMesh mesh = read_edge_mesh(path);
     n_nodes = mesh.n_nodes;
+    const EdgeMeshExtras extras = read_edge_mesh_extras(path, mesh.n_nodes);
+    if (extras.cells) add_line(text, "made from", extras.cells->text());
+    if (!extras.source.empty()) add_line(text, "element mesh", extras.source);
     describe_mesh(text, mesh);
+    if (!extras.order.empty()) add_line(text, "  node order", extras.order);
+    describe_closure(text, mesh, extras.boundary_nodes);
   } else {
     add_line(text, "mesh", "none (a state-only file)");
   }
@@ -96,6 +127,34 @@ std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_
     describe_state(text, read_flow_state(path, n_nodes));
   else
     add_line(text, "state", "none in this file (give one with --state)");
+  return text;
+}
+
+std::string describe_element_mesh_file(const std::string& path) {
+  const ElementMeshFile input = read_element_mesh(path);
+  const ElementMesh& elements = input.elements;
+  std::string text = fmt::format("{}: fluxjac element mesh (format {} version {})\n", path, kElementMeshFormat,
+                                 kElementMeshFormatVersion);
+  add_line(text, "cells", fmt::format("{}: {}", elements.n_cells(), count_cells(elements).text()));
+  const ElementBoundary boundary = find_element_boundary(elements);
+  add_line(text, "boundary", fmt::format("{} faces, {} nodes", boundary.n_boundary_faces, boundary.n_boundary_nodes));
+  const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
+  if (invalid.empty()) {
+    // The edge mesh `fluxjac mesh dual --order natural` would write.
+    text += "  median dual (as 'fluxjac mesh dual --order natural' makes it):\n";
+    const EdgeMesh mesh = build_median_dual(elements);
+    describe_mesh(text, mesh);
+    describe_closure(text, mesh, boundary.on_boundary);
+  } else {
+    add_line(text, "nodes", std::to_string(elements.n_nodes));
+    add_line(text, "INVALID cells",
+             fmt::format("{} inverted, degenerate or tangled (first: cell {}); 'fluxjac mesh dual' names them",
+                         invalid.size(), invalid.front()));
+  }
+  if (input.state)
+    describe_state(text, *input.state);
+  else
+    add_line(text, "state", "none ('fluxjac mesh dual' then stores a freestream)");
   return text;
 }
 
@@ -138,13 +197,14 @@ std::string describe_file(const std::string& path) {
   }
   if (format && *format == kEdgeMeshFormat) return describe_mesh_file(path, has_mesh, has_state);
   if (format && *format == kJacobianFormat) return describe_jacobian_file(path);
+  if (format && *format == kElementMeshFormat) return describe_element_mesh_file(path);
   if (!format)
     fail(ExitCode::kInvalidInput,
-         "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\" or \"{}\")", path,
-         kEdgeMeshFormat, kJacobianFormat);
+         "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\", \"{}\" or \"{}\")", path,
+         kEdgeMeshFormat, kElementMeshFormat, kJacobianFormat);
   fail(ExitCode::kInvalidInput,
-       "{}: root attribute \"format\" is \"{}\": not a fluxjac file (expected \"{}\" or \"{}\")", path, *format,
-       kEdgeMeshFormat, kJacobianFormat);
+       "{}: root attribute \"format\" is \"{}\": not a fluxjac file (expected \"{}\", \"{}\" or \"{}\")", path, *format,
+       kEdgeMeshFormat, kElementMeshFormat, kJacobianFormat);
 }
 
 }  // namespace fluxjac

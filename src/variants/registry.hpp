@@ -18,11 +18,16 @@ enum class Backend { kCpu, kCuda };
 enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
+/// How GPU variants assemble (docs/performance.md): per edge with atomics into Adiag (the paper's design),
+/// or per node, where each node sums its incident edges' outward-flux derivatives: no atomics.
+enum class AssemblyStrategy { kEdge, kNode };
 
 const char* to_string(Backend backend);
 const char* to_string(Seeding seeding);
 const char* to_string(AssemblyMode mode);
 AssemblyMode parse_assembly_mode(const std::string& text);
+const char* to_string(AssemblyStrategy strategy);
+AssemblyStrategy parse_assembly_strategy(const std::string& text);
 
 /// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian.
 using LaneEmulator = std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries])>;
@@ -32,12 +37,14 @@ struct VariantInfo {
   std::string name;
   std::string description;
   Backend backend = Backend::kCpu;
-  int threads_per_edge = 1;
+  int threads_per_edge = 1;  ///< edge-based assembly (the paper's mapping)
+  int threads_per_side = 1;  ///< node-based assembly: threads per (node, incident edge)
   Seeding seeding = Seeding::kDirectConservative;
   /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
   bool available = true;
-  /// The variant's lane mapping and seeding run on the CPU (GPU variants; empty for the reference).
-  LaneEmulator emulate_lanes;
+  /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
+  LaneEmulator emulate_edge_lanes;
+  LaneEmulator emulate_node_lanes;
 };
 
 /// \brief Compiled resources of a GPU kernel, from cudaFuncGetAttributes.
@@ -54,7 +61,8 @@ struct TimingOptions {
   int warmup = 2;
   int reps = 10;
   AssemblyMode mode = AssemblyMode::kFull;
-  int edges_per_block = 0;  ///< GPU tuning parameter; 0 = the variant's default
+  int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or nodes (node strategy) per block; 0 = default
+  AssemblyStrategy strategy = AssemblyStrategy::kEdge;
 };
 
 /// \brief Per-repetition times in milliseconds.

@@ -1,0 +1,388 @@
+#!/usr/bin/python3
+"""Charts of fluxjac benchmark results (the JSON of `fluxjac bench --json`, layout in docs/bench-json.md).
+
+    /usr/bin/python3 scripts/plot_bench.py RESULTS.json [MORE.json ...] [--out DIR]
+
+Writes into DIR (default: plots/) one PNG per chart that the results hold data for:
+
+  time-vs-paper.png        assembly time per variant beside the paper's V100 (Zubair et al., HiPC 2023, Table II),
+                           times scaled per edge to the paper's 5.97M-edge mesh
+  table4-split.png         the Table IV split: full, compute only, scatter only
+  roofline.png             achieved model FP64 rate against arithmetic intensity (model flops / model bytes) under the
+                           measured copy-bandwidth and FP64 ceilings
+  ns-per-edge-vs-size.png  ns per edge against mesh size
+  orderings.png            ns per edge for natural, random and RCM node orderings of one mesh
+  edges-per-block.png      ns per edge against the block-size tuning parameter
+
+Several files (devices, builds) are drawn side by side; every chart names its device(s), mesh and units.
+Needs Debian's python3-matplotlib and python3-numpy (use /usr/bin/python3, which sees them).
+"""
+import argparse
+import json
+import os
+import sys
+from collections import OrderedDict, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import numpy as np  # noqa: E402
+
+# The paper's Table II: V100 times in ms on its 5.97M-edge wing-body mesh.
+PAPER_EDGES = 5.97e6
+PAPER_V100_MS = OrderedDict([("hd", 8.1), ("dn_10", 13.16), ("dn_5", 8.99), ("dn_2", 12.18), ("dn5_2", 7.80),
+                             ("edn_5", 10.32), ("edn5_2", 8.87)])
+VARIANT_ORDER = list(PAPER_V100_MS) + ["reference"]
+MODES = ["full", "compute-only", "scatter-only"]
+ORDERINGS = ["natural", "random", "rcm"]
+MARKERS = {"node": "o", "edge": "s", None: "^"}
+
+
+def load(paths):
+    """All runs of all files, each with its file's device and build attached."""
+    runs = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as error:
+            sys.exit(f"plot_bench.py: {path}: {error}")
+        if doc.get("schema", "fluxjac-bench") != "fluxjac-bench" or "runs" not in doc:
+            sys.exit(f"plot_bench.py: {path}: not a fluxjac result file (docs/bench-json.md)")
+        device = doc.get("device") or {}
+        build = doc.get("fluxjac") or {}
+        for run in doc["runs"]:
+            run = dict(run)
+            run["_device"] = device.get("name", "CPU only")
+            run["_ceilings"] = device
+            run["_build"] = f"fluxjac {build.get('version', '?')} ({build.get('git_revision', '?')})"
+            runs.append(run)
+    return runs
+
+
+def ran(run):
+    return run.get("status", "ok") == "ok" and run.get("assembly_ms") and run.get("ns_per_edge")
+
+
+def median_ms(run):
+    return run["assembly_ms"]["median"]
+
+
+def variant_rank(name):
+    return VARIANT_ORDER.index(name) if name in VARIANT_ORDER else len(VARIANT_ORDER)
+
+
+def devices_of(runs):
+    return ", ".join(sorted({r["_device"] for r in runs}))
+
+
+def series_name(device, assembly):
+    return f"{device}, {assembly} assembly" if assembly else device
+
+
+def gpu_full_default(runs):
+    """Mode-full GPU runs at the default block size: what the headline charts compare."""
+    return [r for r in runs if ran(r) and r.get("backend") == "cuda" and r.get("mode") == "full"
+            and not r.get("edges_per_block_requested")]
+
+
+def paper_size_mesh(runs):
+    """The mesh closest in size to the paper's, preferring RCM ordering among equals."""
+    meshes = {(r["mesh"], r["n_edges"], r.get("mesh_order") or "") for r in runs}
+    if not meshes:
+        return None
+    return min(meshes, key=lambda m: (abs(np.log(m[1] / PAPER_EDGES)), m[2] != "rcm", m[0]))[0]
+
+
+def mesh_caption(runs, mesh):
+    r = next(r for r in runs if r["mesh"] == mesh)
+    return f"mesh {mesh}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
+
+
+def save(fig, out, name, written):
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    written.append(path)
+
+
+def skip(name, why):
+    print(f"plot_bench.py: {name}: skipped ({why})", file=sys.stderr)
+
+
+def label_bars(ax, bars, fmt="{:.2f}"):
+    for bar in bars:
+        height = bar.get_height()
+        if np.isfinite(height) and height > 0:
+            ax.annotate(fmt.format(height), (bar.get_x() + bar.get_width() / 2, height), ha="center", va="bottom",
+                        fontsize=6, rotation=90, xytext=(0, 2), textcoords="offset points")
+
+
+# ---- charts -------------------------------------------------------------------------------------------------
+
+
+def chart_time_vs_paper(runs, out, written):
+    name = "time-vs-paper.png"
+    full = gpu_full_default(runs)
+    series = OrderedDict()  # (device, assembly) -> {variant: ms scaled to the paper's mesh}
+    meshes = []
+    for device in sorted({r["_device"] for r in full}):
+        of_device = [r for r in full if r["_device"] == device]
+        mesh = paper_size_mesh(of_device)
+        meshes.append(f"{device}: {mesh_caption(of_device, mesh)}")
+        for r in of_device:
+            if r["mesh"] == mesh:
+                series.setdefault((device, r.get("assembly")), {})[r["variant"]] = r["ns_per_edge"] * PAPER_EDGES * 1e-6
+    if not series:
+        return skip(name, "no mode-full GPU runs at the default block size")
+    variants = [v for v in PAPER_V100_MS if any(v in s for s in series.values())]
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    width = 0.8 / (len(series) + 1)
+    x = np.arange(len(variants))
+    bars = ax.bar(x - 0.4 + width / 2, [PAPER_V100_MS[v] for v in variants], width, color="0.6",
+                  label="V100, paper Table II (5.97M edges)")
+    label_bars(ax, bars)
+    for i, ((device, assembly), times) in enumerate(series.items(), start=1):
+        bars = ax.bar(x - 0.4 + width * (i + 0.5), [times.get(v, np.nan) for v in variants], width,
+                      label=series_name(device, assembly))
+        label_bars(ax, bars)
+    ax.set_xticks(x, variants)
+    ax.set_ylim(0, 1.25 * max(PAPER_V100_MS[v] for v in variants))
+    ax.set_xlabel("variant")
+    ax.set_ylabel("assembly time scaled to 5.97M edges [ms]")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Jacobian assembly time vs. the paper's V100 (Table II) — {devices_of(full)}\n"
+                 + "\n".join(meshes) + "; measured ns/edge x 5.97M edges", fontsize=9)
+    save(fig, out, name, written)
+
+
+def chart_table4_split(runs, out, written):
+    name = "table4-split.png"
+    gpu = [r for r in runs if ran(r) and r.get("backend") == "cuda" and not r.get("edges_per_block_requested")]
+    panels = OrderedDict()  # (device, assembly) -> {(variant, mode): ms}
+    captions = {}
+    for device in sorted({r["_device"] for r in gpu}):
+        of_device = [r for r in gpu if r["_device"] == device]
+        # The paper-size mesh among those measured in more than one mode.
+        split = [r for r in of_device if r["mode"] != "full"]
+        mesh = paper_size_mesh([r for r in of_device if r["mesh"] in {s["mesh"] for s in split}])
+        if mesh is None:
+            continue
+        for r in of_device:
+            if r["mesh"] == mesh:
+                panels.setdefault((device, r.get("assembly")), {})[(r["variant"], r["mode"])] = median_ms(r)
+                captions[(device, r.get("assembly"))] = mesh_caption(of_device, mesh)
+    if not panels:
+        return skip(name, "no GPU runs in mode compute-only or scatter-only")
+    many = len({d for d, _ in panels}) > 1
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
+    for ax, (key, times) in zip(axes[:, 0], panels.items()):
+        variants = sorted({v for v, _ in times}, key=variant_rank)
+        x = np.arange(len(variants))
+        width = 0.8 / len(MODES)
+        for i, mode in enumerate(MODES):
+            bars = ax.bar(x - 0.4 + width * (i + 0.5), [times.get((v, mode), np.nan) for v in variants], width,
+                          label=mode)
+            label_bars(ax, bars)
+        ax.set_xticks(x, variants)
+        ax.set_ylabel("median assembly time [ms]")
+        ax.set_ylim(0, 1.45 * max(times.values()))
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8, title="timed region", ncol=len(MODES), loc="upper center")
+        ax.set_title(f"{series_name(key[0], key[1])} — {captions[key]}", fontsize=9)
+    axes[-1, 0].set_xlabel("variant")
+    fig.suptitle(f"Table IV split: full assembly, compute only (scatter off), scatter only (flux off) — "
+                 f"{devices_of(gpu) if many else next(iter(panels))[0]}", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+def chart_roofline(runs, out, written):
+    name = "roofline.png"
+    full = [r for r in runs if ran(r) and r.get("mode") == "full" and r.get("backend") == "cuda"]
+    if not full:
+        return skip(name, "no mode-full GPU runs")
+    devices = sorted({r["_device"] for r in full})
+    fig, axes = plt.subplots(1, len(devices), figsize=(9.5 * len(devices), 5.5), squeeze=False)
+    colors = {v: f"C{i}" for i, v in enumerate(VARIANT_ORDER)}
+    for ax, device in zip(axes[0], devices):
+        of_device = [r for r in full if r["_device"] == device]
+        ceilings = of_device[0]["_ceilings"]
+        intensity = np.logspace(-1, 3, 200)
+        bandwidth, fp64 = ceilings.get("copy_bandwidth_gbs"), ceilings.get("fp64_gflops")
+        if bandwidth and fp64:
+            ax.plot(intensity, np.minimum(fp64, intensity * bandwidth), "k-", lw=1.5,
+                    label=f"measured ceilings: copy {bandwidth:.0f} GB/s, FP64 {fp64 / 1e3:.1f} TFLOP/s")
+            ax.axvline(fp64 / bandwidth, color="k", ls=":", lw=0.8)
+            ax.annotate(f"ridge {fp64 / bandwidth:.1f} flop/B", (fp64 / bandwidth * 1.05, 150), fontsize=7)
+        seen = set()
+        keys = sorted({(r["variant"], r.get("assembly") or "") for r in of_device},
+                      key=lambda k: (variant_rank(k[0]), k[1]))
+        for r in sorted(of_device, key=lambda r: variant_rank(r["variant"])):
+            # Every variant has the same model intensity on a mesh: spread them sideways to tell them apart.
+            dodge = 1.0 + 0.035 * (keys.index((r["variant"], r.get("assembly") or "")) - (len(keys) - 1) / 2)
+            ai = r["model_flops"] / r["model_bytes"] * dodge
+            rate = r["model_flops"] / (median_ms(r) * 1e-3) / 1e9
+            key = (r["variant"], r.get("assembly"))
+            ax.scatter(ai, rate, color=colors.get(r["variant"], "0.3"), marker=MARKERS.get(r.get("assembly"), "^"),
+                       s=18 + 8 * np.log10(r["n_edges"]), alpha=0.75, edgecolor="k", linewidth=0.3,
+                       label=f"{r['variant']} ({r.get('assembly')})" if key not in seen else None)
+            seen.add(key)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(1, 100)
+        ax.set_ylim(100, 1e5)
+        ax.set_xlabel("arithmetic intensity: model flops / model bytes [flop/byte]")
+        ax.set_ylabel("achieved model FP64 rate [GFLOP/s]")
+        ax.grid(which="both", alpha=0.25)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.set_title(f"{device}: mode full, every mesh (larger markers: larger meshes; variants spread sideways\n"
+                     "around the model's intensity). Model: 2,700 flops/edge; bytes of edge data, states, Adiag "
+                     "read+write, Aoff writes", fontsize=8)
+    fig.suptitle(f"Roofline of the Jacobian assembly — {devices_of(full)}", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+def chart_size(runs, out, written):
+    name = "ns-per-edge-vs-size.png"
+    full = [r for r in runs if ran(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")]
+    orders = [r.get("mesh_order") or "" for r in full]
+    if not full:
+        return skip(name, "no mode-full runs")
+    order = max(set(orders), key=orders.count)  # the ordering most meshes share
+    full = [r for r in full if (r.get("mesh_order") or "") == order]
+    lines = defaultdict(dict)
+    for r in full:
+        lines[(r["_device"], r["variant"], r.get("assembly"))][r["n_edges"]] = r["ns_per_edge"]
+    lines = {key: points for key, points in lines.items() if len(points) > 1}
+    if not lines:
+        return skip(name, "no variant ran on meshes of two sizes")
+    many = len({d for d, _, _ in lines}) > 1
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    for i, ((device, variant, assembly), points) in enumerate(
+            sorted(lines.items(), key=lambda kv: (kv[0][0], variant_rank(kv[0][1]), kv[0][2] or ""))):
+        sizes = sorted(points)
+        label = f"{variant}" + (f" ({assembly})" if assembly else "") + (f", {device}" if many else "")
+        ax.plot(sizes, [points[s] for s in sizes], marker=MARKERS.get(assembly, "^"),
+                ls="-" if assembly != "edge" else "--", color=f"C{variant_rank(variant) % 10}", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("mesh size [edges]")
+    ax.set_ylabel("median assembly time per edge [ns]")
+    ax.grid(which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"Scaling with mesh size — {devices_of(full)}\nmode full, default block size, "
+                 f"{order or 'unknown'} node ordering", fontsize=9)
+    save(fig, out, name, written)
+
+
+def chart_orderings(runs, out, written):
+    name = "orderings.png"
+    full = [r for r in runs if ran(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")
+            and r.get("mesh_order")]
+    # Meshes that differ only in ordering have the same node and edge counts.
+    groups = defaultdict(set)
+    for r in full:
+        groups[(r["_device"], r["n_nodes"], r["n_edges"])].add(r["mesh_order"])
+    candidates = [k for k, orders in groups.items() if len(orders) > 1]
+    if not candidates:
+        return skip(name, "no mesh measured in two node orderings")
+    panels = OrderedDict()
+    for device in sorted({k[0] for k in candidates}):
+        key = max((k for k in candidates if k[0] == device), key=lambda k: (len(groups[k]), k[2]))
+        chosen = [r for r in full if (r["_device"], r["n_nodes"], r["n_edges"]) == key]
+        for assembly in sorted({r.get("assembly") or "" for r in chosen}):
+            panels[(device, assembly)] = [r for r in chosen if (r.get("assembly") or "") == assembly]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.6 * len(panels)), squeeze=False)
+    for ax, ((device, assembly), chosen) in zip(axes[:, 0], panels.items()):
+        variants = sorted({r["variant"] for r in chosen}, key=variant_rank)
+        orders = [o for o in ORDERINGS if any(r["mesh_order"] == o for r in chosen)]
+        orders += sorted({r["mesh_order"] for r in chosen} - set(orders))
+        x = np.arange(len(variants))
+        width = 0.8 / len(orders)
+        for i, order in enumerate(orders):
+            of_order = {r["variant"]: r for r in chosen if r["mesh_order"] == order}
+            bandwidth = next(iter(of_order.values()))["ordering_bandwidth"]
+            bars = ax.bar(x - 0.4 + width * (i + 0.5), [of_order[v]["ns_per_edge"] if v in of_order else np.nan
+                                                         for v in variants], width,
+                          label=f"{order} (bandwidth {bandwidth:,})")
+            label_bars(ax, bars, "{:.3f}")
+        ax.set_xticks(x, variants)
+        ax.set_ylabel("median time per edge [ns]")
+        ax.set_ylim(0, 1.45 * max(r["ns_per_edge"] for r in chosen))
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8, title="node ordering", ncol=len(orders), loc="upper center")
+        r = chosen[0]
+        ax.set_title(f"{series_name(device, assembly)} — {r['n_edges'] / 1e6:.2f}M edges, "
+                     f"{r['n_nodes'] / 1e6:.2f}M nodes, mode full", fontsize=9)
+    axes[-1, 0].set_xlabel("variant")
+    fig.suptitle(f"Effect of the node ordering — {devices_of(full)}", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+def chart_edges_per_block(runs, out, written):
+    name = "edges-per-block.png"
+    gpu_full = [r for r in runs if ran(r) and r.get("mode") == "full" and r.get("backend") == "cuda"
+                and r.get("edges_per_block")]
+    swept = [r for r in gpu_full if r.get("edges_per_block_requested")]
+    groups = defaultdict(set)
+    for r in swept:
+        groups[(r["_device"], r["mesh"], r.get("assembly"))].add(r["edges_per_block"])
+    panels = [k for k, values in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][2] or "")) if len(values) > 2]
+    if not panels:
+        return skip(name, "no variant measured at three or more block sizes")
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        device, mesh, assembly = panel
+        in_panel = [r for r in gpu_full if (r["_device"], r["mesh"], r.get("assembly")) == panel]
+        chosen = [r for r in in_panel if r.get("edges_per_block_requested")]
+        for variant in sorted({r["variant"] for r in chosen}, key=variant_rank):
+            color = f"C{variant_rank(variant) % 10}"
+            points = sorted((r["edges_per_block"], r["ns_per_edge"]) for r in chosen if r["variant"] == variant)
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=color, label=variant)
+            for r in in_panel:  # the variant's default block size, where the results have it
+                if r["variant"] == variant and not r.get("edges_per_block_requested"):
+                    ax.scatter(r["edges_per_block"], r["ns_per_edge"], marker="*", s=160, facecolor="none",
+                               edgecolor=color, zorder=3)
+        ax.scatter([], [], marker="*", s=160, facecolor="none", edgecolor="k", label="default block size")
+        skipped = sorted({(r["variant"], r.get("edges_per_block_requested")) for r in runs
+                          if r.get("status") == "skipped" and (r["_device"], r["mesh"], r.get("assembly")) == panel})
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(("edges" if assembly == "edge" else "nodes") + " per thread block")
+        ax.set_ylabel("median assembly time per edge [ns]")
+        ax.grid(which="both", alpha=0.25)
+        ax.legend(fontsize=8)
+        note = f"\nskipped (kernel limits): {', '.join(f'{v} at {e}' for v, e in skipped)}" if skipped else ""
+        ax.set_title(f"{device}, {assembly} assembly — {mesh_caption(chosen, mesh)}{note}", fontsize=8)
+    fig.suptitle(f"Block-size tuning (mode full) — {devices_of(swept)}", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+CHARTS = [chart_time_vs_paper, chart_table4_split, chart_roofline, chart_size, chart_orderings,
+          chart_edges_per_block]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("results", nargs="+", help="result JSON files of 'fluxjac bench --json'")
+    parser.add_argument("--out", default="plots", help="folder for the PNG files (default: plots)")
+    args = parser.parse_args()
+    runs = load(args.results)
+    os.makedirs(args.out, exist_ok=True)
+    written = []
+    for chart in CHARTS:
+        chart(runs, args.out, written)
+    for path in written:
+        print(path)
+    if not written:
+        sys.exit("plot_bench.py: the results hold data for no chart")
+
+
+if __name__ == "__main__":
+    main()

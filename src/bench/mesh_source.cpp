@@ -1,0 +1,124 @@
+#include "bench/mesh_source.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mesh/edge_mesh_extras.hpp"
+#include "util/error.hpp"
+#include "version.hpp"
+
+namespace fluxjac {
+namespace {
+
+constexpr const char* kSpecForm =
+    "kind:n:order[:seed] with kind tet, prism or mixed, n hexahedra per direction, order natural, random or rcm "
+    "(e.g. mixed:100:rcm)";
+
+std::vector<std::string> split_fields(const std::string& text) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t colon = text.find(':', start);
+    fields.push_back(text.substr(start, colon - start));
+    if (colon == std::string::npos) return fields;
+    start = colon + 1;
+  }
+}
+
+/// A whole field as a non-negative integer, or nullopt.
+std::optional<unsigned long long> parse_count(const std::string& field) {
+  if (field.empty() || field.find_first_not_of("0123456789") != std::string::npos || field.size() > 19)
+    return std::nullopt;
+  return std::strtoull(field.c_str(), nullptr, 10);
+}
+
+/// The cache file of a spec; the version in the folder name keeps meshes of other generator versions apart.
+std::string cache_file(const BoxMeshSpec& spec, const std::string& cache_dir) {
+  const std::filesystem::path folder = std::filesystem::path(cache_dir) / fmt::format("meshes-v{}", kVersion);
+  return (folder / fmt::format("{}-{}-{}-seed{}.h5", spec.kind, spec.n, spec.order, spec.seed)).string();
+}
+
+}  // namespace
+
+std::string default_mesh_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (std::filesystem::path(xdg) / "fluxjac").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (std::filesystem::path(home) / ".cache" / "fluxjac").string();
+  return (std::filesystem::temp_directory_path() / "fluxjac-cache").string();
+}
+
+bool looks_like_mesh_spec(const std::string& text) {
+  for (const char* kind : {"tet:", "prism:", "mixed:"})
+    if (text.rfind(kind, 0) == 0) return true;
+  return false;
+}
+
+BoxMeshSpec parse_mesh_spec(const std::string& text) {
+  const std::vector<std::string> fields = split_fields(text);
+  if (fields.size() < 3 || fields.size() > 4) fail(ExitCode::kUsage, "mesh spec '{}': expected {}", text, kSpecForm);
+  BoxMeshSpec spec;
+  spec.kind = fields[0];
+  if (spec.kind != "tet" && spec.kind != "prism" && spec.kind != "mixed")
+    fail(ExitCode::kUsage, "mesh spec '{}': unknown kind '{}'; expected {}", text, spec.kind, kSpecForm);
+  const auto n = parse_count(fields[1]);
+  if (!n || *n < 1 || *n > 100000)
+    fail(ExitCode::kUsage, "mesh spec '{}': n '{}' is not a positive whole number", text, fields[1]);
+  spec.n = static_cast<int>(*n);
+  spec.order = fields[2];
+  if (spec.order != "natural" && spec.order != "random" && spec.order != "rcm")
+    fail(ExitCode::kUsage, "mesh spec '{}': unknown order '{}'; expected {}", text, spec.order, kSpecForm);
+  if (fields.size() == 4) {
+    const auto seed = parse_count(fields[3]);
+    if (!seed) fail(ExitCode::kUsage, "mesh spec '{}': seed '{}' is not a whole number", text, fields[3]);
+    spec.seed = *seed;
+  }
+  validate_box_mesh_spec(spec);
+  return spec;
+}
+
+MeshSource resolve_mesh_source(const std::string& text, const std::string& cache_dir) {
+  MeshSource source;
+  source.name = text;
+  if (looks_like_mesh_spec(text) && !std::filesystem::exists(text)) {
+    source.spec = parse_mesh_spec(text);
+    source.file = cache_file(*source.spec, cache_dir);
+    source.order = source.spec->order;
+    return source;
+  }
+  if (!std::filesystem::is_regular_file(text))
+    fail(ExitCode::kUsage, "mesh '{}': no such file, and not a generator spec ({})", text, kSpecForm);
+  source.file = text;
+  return source;
+}
+
+void ensure_mesh_file(const MeshSource& source, const Note& note) {
+  if (!source.spec || std::filesystem::exists(source.file)) {
+    if (source.spec && note) note(fmt::format("mesh {}: cached {}", source.name, source.file));
+    return;
+  }
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(source.file).parent_path(), error);
+  if (error)
+    fail(ExitCode::kUsage, "mesh cache: cannot create {}: {} (choose another folder with --cache)",
+         std::filesystem::path(source.file).parent_path().string(), error.message());
+  if (note) note(fmt::format("mesh {}: generating {}", source.name, source.file));
+  const auto start = std::chrono::steady_clock::now();
+  const GeneratedMesh generated = generate_box_mesh(*source.spec);
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = generated.on_boundary;
+  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
+  extras.order = source.spec->order;
+  extras.source = source.name;
+  write_edge_mesh_with_extras(source.file, generated.mesh, &generated.state, extras);
+  if (note)
+    note(fmt::format("mesh {}: {} nodes, {} edges generated ({:.1f} s)", source.name, generated.mesh.n_nodes,
+                     generated.mesh.n_edges(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+}
+
+}  // namespace fluxjac

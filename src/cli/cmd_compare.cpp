@@ -1,0 +1,54 @@
+// fluxjac compare: regression check of one result file against another (validation changes, slowdowns).
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "bench/result_compare.hpp"
+#include "cli/commands.hpp"
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+struct CompareCommandOptions {
+  std::string base, candidate;
+  CompareOptions compare;
+  bool changes_only = false;
+};
+
+int compare(const CompareCommandOptions& options) {
+  if (options.compare.time_tolerance < 0) fail(ExitCode::kUsage, "--time-tolerance must not be negative");
+  const ResultFile base = read_result_file(options.base);
+  const ResultFile candidate = read_result_file(options.candidate);
+  const ComparisonReport report = compare_results(base, candidate, options.compare);
+  fmt::print("{}", format_comparison(base, candidate, report, options.compare, options.changes_only));
+  if (report.regressions > 0) {
+    fmt::print(stderr, "fluxjac: {} regression{} against {}\n", report.regressions, report.regressions == 1 ? "" : "s",
+               options.base);
+    return static_cast<int>(ExitCode::kValidationFailed);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<CompareCommandOptions>();
+  CLI::App* compare_app = app.add_subcommand(
+      "compare",
+      "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case (mesh, variant, mode, "
+      "assembly, edges per block). Reports validation changes, cases that no longer run, and slowdowns of the "
+      "median time beyond the tolerance; exit code 1 on any of them.");
+  compare_app->add_option("BASE", options->base, "result file to compare against (.json)")->required();
+  compare_app->add_option("NEW", options->candidate, "result file to check (.json)")->required();
+  compare_app
+      ->add_option("--time-tolerance", options->compare.time_tolerance,
+                   "relative slowdown allowed: NEW median > BASE median x (1 + this) is a regression")
+      ->capture_default_str();
+  compare_app->add_flag("--allow-missing", options->compare.allow_missing,
+                        "cases of BASE that NEW lacks are not regressions (NEW ran a smaller sweep)");
+  compare_app->add_flag("--changes-only", options->changes_only, "list only the cases that changed");
+  compare_app->callback([&action, options] { action = [options] { return compare(*options); }; });
+}
+
+}  // namespace fluxjac
