@@ -18,23 +18,6 @@ using test::FluxCase;
 
 FaceNormal normal_of(const FluxCase& c) { return FaceNormal{c.normal[0], c.normal[1], c.normal[2]}; }
 
-/// Both 5x5 blocks of the flux Jacobian from Dual<10> seeded with the identity (the reference's way).
-void dual10_jacobian(const double left[5], const double right[5], const FaceNormal& n, double flux[5],
-                     double jacobian[5][10]) {
-  Dual<10> left_dual[5], right_dual[5], flux_dual[5];
-  for (int k = 0; k < 5; ++k) {
-    left_dual[k] = Dual<10>(left[k]);
-    right_dual[k] = Dual<10>(right[k]);
-    left_dual[k].d[k] = 1.0;
-    right_dual[k].d[5 + k] = 1.0;
-  }
-  roe_flux_conservative(left_dual, right_dual, n, flux_dual);
-  for (int m = 0; m < 5; ++m) {
-    flux[m] = flux_dual[m].v;
-    for (int k = 0; k < 10; ++k) jacobian[m][k] = flux_dual[m].d[k];
-  }
-}
-
 double max_abs(const double jacobian[5][10]) {
   double scale = 0.0;
   for (int m = 0; m < 5; ++m)
@@ -174,7 +157,7 @@ TEST(HandJacobian, AgreesWithDualTenOnRandomStatesCoveringEveryEntropyFixBranch)
     hits.record(roe.qn, roe.a);
 
     double expected_flux[5], expected[5][10];
-    dual10_jacobian(left, right, n, expected_flux, expected);
+    test::dual10_jacobian(left, right, n, expected_flux, expected);
     const double error = hd_error(left, right, n, expected);
     worst = std::max(worst, error);
     ASSERT_LE(error, 1e-13) << "state " << s << ": " << describe_state(left, right, n);
@@ -198,7 +181,7 @@ TEST(HandJacobian, DerivativeAtExactlySonicAndStagnantRoeStates) {
     double U[5] = {rho, rho * vel[0], rho * vel[1], rho * vel[2], 0.0};
     U[4] = p / 0.4 + 0.5 * rho * ((vel[0] * vel[0] + vel[1] * vel[1]) + vel[2] * vel[2]);
     double expected_flux[5], expected[5][10];
-    dual10_jacobian(U, U, n, expected_flux, expected);
+    test::dual10_jacobian(U, U, n, expected_flux, expected);
     EXPECT_LE(hd_error(U, U, n, expected), 1e-13) << "Mach " << mach;
   }
 }

@@ -15,6 +15,9 @@
 namespace fluxjac {
 namespace {
 
+using test::bitwise_equal;
+using test::expect_invalid;
+
 /// The pattern of a 4-cycle 0-1-2-3-0: every row has two neighbours.
 JacobianPattern cycle_pattern() {
   JacobianPattern pattern;
@@ -40,26 +43,6 @@ Jacobian cycle_values() {
   return jacobian;
 }
 
-template <class T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-/// \brief Expects read() to throw Error(kInvalidInput) with a one-line message containing every fragment.
-template <class Read>
-void expect_invalid(Read&& read, const std::vector<std::string>& fragments) {
-  try {
-    read();
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_EQ(error.code(), ExitCode::kInvalidInput) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
-    for (const std::string& fragment : fragments)
-      EXPECT_NE(message.find(fragment), std::string::npos) << "\"" << fragment << "\" missing in: " << message;
-    return;
-  }
-  ADD_FAILURE() << "no Error thrown; expected one mentioning " << fragments.front();
-}
 
 const JacobianFileInfo kInfo{"dn5_2", "meshes/wing.h5", "states/wing-m085.h5", "0.1.0 (abc1234)"};
 

@@ -20,6 +20,9 @@
 namespace fluxjac {
 namespace {
 
+using test::bitwise_equal;
+using test::expect_invalid;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -56,26 +59,6 @@ FlowState small_state(int n_nodes) {
   return state;
 }
 
-template <class T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-/// \brief Expects read() to throw Error(kInvalidInput) with a one-line message containing every fragment.
-template <class Read>
-void expect_invalid(Read&& read, const std::vector<std::string>& fragments) {
-  try {
-    read();
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_EQ(error.code(), ExitCode::kInvalidInput) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
-    for (const std::string& fragment : fragments)
-      EXPECT_NE(message.find(fragment), std::string::npos) << "\"" << fragment << "\" missing in: " << message;
-    return;
-  }
-  ADD_FAILURE() << "no Error thrown; expected one mentioning " << fragments.front();
-}
 
 /// A valid mesh + state file, rewritten before each test, and the means to spoil it.
 class MeshIO : public ::testing::Test {

@@ -10,7 +10,13 @@
 #include <string>
 #include <vector>
 
+#include <cstring>
+
 #include <gtest/gtest.h>
+
+#include "ad/dual.hpp"
+#include "physics/roe_flux.hpp"
+#include "util/error.hpp"
 
 namespace fluxjac::test {
 
@@ -41,6 +47,46 @@ inline std::vector<FluxCase> load_flux_cases() {
     cases.push_back(c);
   }
   return cases;
+}
+
+/// \brief Flux and both Jacobian blocks per unit area from Dual<10> (the reference's multivariate dual):
+/// jacobian[m][k] = dF_m/dUL_k for k < 5, dF_m/dUR_(k-5) otherwise.
+inline void dual10_jacobian(const double left[5], const double right[5], const FaceNormal& n, double flux[5],
+                            double jacobian[5][10]) {
+  Dual<10> left_dual[5], right_dual[5], flux_dual[5];
+  for (int k = 0; k < 5; ++k) {
+    left_dual[k] = Dual<10>(left[k]);
+    right_dual[k] = Dual<10>(right[k]);
+    left_dual[k].d[k] = 1.0;
+    right_dual[k].d[5 + k] = 1.0;
+  }
+  roe_flux_conservative(left_dual, right_dual, n, flux_dual);
+  for (int m = 0; m < 5; ++m) {
+    flux[m] = flux_dual[m].v;
+    for (int k = 0; k < 10; ++k) jacobian[m][k] = flux_dual[m].d[k];
+  }
+}
+
+/// Same bytes (so NaNs and signed zeros count too).
+template <class T>
+bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+/// \brief Expects read() to throw Error(kInvalidInput) with a one-line message containing every fragment.
+template <class Read>
+void expect_invalid(Read&& read, const std::vector<std::string>& fragments) {
+  try {
+    read();
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.code(), ExitCode::kInvalidInput) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
+    for (const std::string& fragment : fragments)
+      EXPECT_NE(message.find(fragment), std::string::npos) << "\"" << fragment << "\" missing in: " << message;
+    return;
+  }
+  ADD_FAILURE() << "no Error thrown; expected one mentioning " << fragments.front();
 }
 
 /// A fresh folder under the system temp dir, removed at scope exit.

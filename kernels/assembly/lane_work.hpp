@@ -66,6 +66,62 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side,
   }
 }
 
+// ---- lane policies shared by the AD variants ----------------------------------------------------------
+// A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
+// (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
+
+/// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
+/// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
+template <class Scalar, int kSidesPerLane>
+struct SeededColumnLanes {
+  static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
+  static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
+  static constexpr int kLanesPerSide = kBlock;
+  FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
+    seeded_column<Scalar>(edge, side, lane, scale, block);
+  }
+  FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
+    for (int pass = 0; pass < kSidesPerLane; ++pass) {
+      const int side = kSidesPerLane == 2 ? pass : lane / kBlock;
+      compute_side(lane % kBlock, edge, side, side_scale(edge, side), local + side * kBlockEntries);
+    }
+  }
+};
+
+/// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
+/// (dn_2, dn5_2, edn5_2, hd).
+template <class SideWork>
+struct OneLanePerSide {
+  static constexpr int kLanesPerEdge = 2;
+  static constexpr int kLanesPerSide = 1;
+  FLUXJAC_HD static void compute_side(int, const EdgeInput& edge, int side, double scale, double* block) {
+    SideWork::run(edge, side, scale, block);
+  }
+  FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
+    SideWork::run(edge, lane, side_scale(edge, lane), local + lane * kBlockEntries);
+  }
+};
+
+/// Seeded, five passes of a one-derivative dual over the columns of one side (dn_2).
+template <class Scalar>
+struct SeededPasses {
+  FLUXJAC_HD static void run(const EdgeInput& edge, int side, double scale, double* block) {
+    // A loop, not unrolled: the paper's dn_2 re-runs one DualNum flux five times per thread.
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+    for (int column = 0; column < kBlock; ++column) seeded_column<Scalar>(edge, side, column, scale, block);
+  }
+};
+
+/// Direct, one pass of a five-derivative dual (dn5_2, edn5_2).
+template <class Scalar>
+struct DirectPass {
+  FLUXJAC_HD static void run(const EdgeInput& edge, int side, double scale, double* block) {
+    direct_side<Scalar>(edge, side, scale, block);
+  }
+};
+
 /// \brief Runs a lane policy's edge-based mapping on the CPU lane by lane, as the GPU threads of one edge
 /// would.
 template <class Policy>
