@@ -37,14 +37,8 @@ class GpuVariants : public ::testing::TestWithParam<Case> {};
 /// Every GPU variant validates against the reference; n = 3 and 7 leave partial blocks.
 TEST_P(GpuVariants, ValidateAgainstTheReference) {
   FLUXJAC_REQUIRE_GPU();
-  BoxMeshSpec spec;
-  spec.kind = GetParam().kind;
-  spec.n = GetParam().n;
-  spec.order = GetParam().order;
-  const GeneratedMesh generated = generate_box_mesh(spec);
-  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  Jacobian reference;
-  assemble_reference(generated.mesh, generated.state, pattern, reference);
+  const auto [generated, pattern, reference] =
+      test::assemble_generated(GetParam().kind, GetParam().n, GetParam().order);
   for (const auto& name : gpu_variants()) {
     auto variant = Registry::instance().create(name);
     variant->setup(generated.mesh, generated.state, pattern);
@@ -142,12 +136,7 @@ TEST(GpuModes, RepeatedRunsAgreeAndTableFourModesRun) {
 /// Edges (or nodes) per block is a tuning knob, not a correctness one.
 TEST(GpuModes, EdgesPerBlockDoesNotChangeTheResult) {
   FLUXJAC_REQUIRE_GPU();
-  BoxMeshSpec spec;
-  spec.n = 6;
-  const GeneratedMesh generated = generate_box_mesh(spec);
-  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  Jacobian reference;
-  assemble_reference(generated.mesh, generated.state, pattern, reference);
+  const auto [generated, pattern, reference] = test::assemble_generated("mixed", 6);
   for (const auto& name : gpu_variants()) {
     for (AssemblyStrategy strategy : kStrategies)
       for (int units_per_block : {1, 7, 32, 96}) {

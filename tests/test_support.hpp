@@ -15,7 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "ad/dual.hpp"
+#include "mesh/generator.hpp"
 #include "physics/roe_flux.hpp"
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac::test {
@@ -65,6 +67,25 @@ inline void dual10_jacobian(const double left[5], const double right[5], const F
     flux[m] = flux_dual[m].v;
     for (int k = 0; k < 10; ++k) jacobian[m][k] = flux_dual[m].d[k];
   }
+}
+
+/// A generated box mesh with its pattern and CPU reference Jacobian.
+struct AssembledMesh {
+  GeneratedMesh generated;
+  JacobianPattern pattern;
+  Jacobian reference;
+};
+
+/// \brief Generates a box mesh (kind tet|prism|mixed, n cells per direction, order) and assembles the reference.
+inline AssembledMesh assemble_generated(const std::string& kind, int n, const std::string& order = "natural") {
+  BoxMeshSpec spec;
+  spec.kind = kind;
+  spec.n = n;
+  spec.order = order;
+  AssembledMesh result{generate_box_mesh(spec), {}, {}};
+  result.pattern = JacobianPattern::build(result.generated.mesh);
+  assemble_reference(result.generated.mesh, result.generated.state, result.pattern, result.reference);
+  return result;
 }
 
 /// Same bytes (so NaNs and signed zeros count too).

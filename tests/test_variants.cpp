@@ -142,14 +142,7 @@ TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
 
 /// End to end: J v equals the central difference of the residual (DESIGN.md 5).
 TEST(Assembly, JacobianTimesVectorMatchesCentralDifferenceOfTheResidual) {
-  BoxMeshSpec spec;
-  spec.kind = "tet";
-  spec.n = 4;
-  const GeneratedMesh generated = generate_box_mesh(spec);
-  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  Jacobian jacobian;
-  assemble_reference(generated.mesh, generated.state, pattern, jacobian);
-  // Aoff is float: compare with a double copy of the off-diagonal part by using the reference in double.
+  const auto [generated, pattern, jacobian] = test::assemble_generated("tet", 4);
   std::mt19937_64 random(7);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::vector<double> direction(generated.state.Q.size());
@@ -171,13 +164,7 @@ TEST(Assembly, JacobianTimesVectorMatchesCentralDifferenceOfTheResidual) {
 }
 
 TEST(Validation, IdenticalPasses_PerturbedFails_PatternMismatchFails) {
-  BoxMeshSpec spec;
-  spec.kind = "prism";
-  spec.n = 3;
-  const GeneratedMesh generated = generate_box_mesh(spec);
-  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  Jacobian reference;
-  assemble_reference(generated.mesh, generated.state, pattern, reference);
+  const auto [generated, pattern, reference] = test::assemble_generated("prism", 3);
 
   Comparison same = compare_jacobians(pattern, reference, pattern, reference);
   EXPECT_TRUE(same.passed);
@@ -202,12 +189,8 @@ TEST(Validation, IdenticalPasses_PerturbedFails_PatternMismatchFails) {
 }
 
 TEST(Assembly, ReferenceIsIndependentOfThreadCountAndDeterministic) {
-  BoxMeshSpec spec;
-  spec.n = 4;
-  const GeneratedMesh generated = generate_box_mesh(spec);
-  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  Jacobian first, second;
-  assemble_reference(generated.mesh, generated.state, pattern, first);
+  const auto [generated, pattern, first] = test::assemble_generated("mixed", 4);
+  Jacobian second;
   assemble_reference(generated.mesh, generated.state, pattern, second);
   EXPECT_EQ(first.adiag, second.adiag);
   EXPECT_EQ(first.aoff, second.aoff);
