@@ -84,9 +84,10 @@ CudaAssembly::NodeLaunch CudaAssembly::node_launch(int nodes_per_block) const {
 }
 
 void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) {
-  if (pattern.nnz() > std::numeric_limits<std::int32_t>::max() / kBlockEntries)
+  // Slots and row pointers are int32 block indices (entry offsets are computed in int64).
+  if (pattern.nnz() > std::numeric_limits<std::int32_t>::max())
     fail(ExitCode::kInvalidInput, "mesh too large for the GPU variants: {} off-diagonal blocks (limit {})",
-         pattern.nnz(), std::numeric_limits<std::int32_t>::max() / kBlockEntries);
+         pattern.nnz(), std::numeric_limits<std::int32_t>::max());
   n_edges_ = mesh.n_edges();
   n_nodes_ = mesh.n_nodes;
   std::vector<std::int32_t> slots(static_cast<std::size_t>(2 * n_edges_));
