@@ -66,7 +66,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 /// \brief Assembly kernel of a lane policy: Policy::kLanesPerEdge threads per edge, each calling
 /// Policy::compute(lane, edge, local). Dynamic shared memory: edges_per_block local Jacobians.
 template <class Policy>
-__global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
+__global__ void __maxnreg__(Policy::kMaxRegisters) assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
@@ -100,7 +100,7 @@ __global__ void assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int e
 /// deterministic) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of DESIGN.md 1.1: for i = L,
 /// D = JL; for i = R, D = -JR.
 template <class Policy>
-__global__ void node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
+__global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
                                      int nodes_per_block, int stage_flags) {
   extern __shared__ double staging[];  // [incident edges of the block's nodes][25]
   constexpr int kLanes = Policy::kLanesPerSide;

@@ -69,12 +69,15 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side,
 // ---- lane policies shared by the AD variants ----------------------------------------------------------
 // A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
 // (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
+// kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
+// beat a few spills (H100: hd 2.45 -> 2.14 ms at 128, dn_10 7.66 -> 4.83 ms at 96; docs/performance.md).
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
-template <class Scalar, int kSidesPerLane>
+template <class Scalar, int kSidesPerLane, int kMaxRegs = 255>
 struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
+  static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
@@ -90,8 +93,9 @@ struct SeededColumnLanes {
 
 /// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
 /// (dn_2, dn5_2, edn5_2, hd).
-template <class SideWork>
+template <class SideWork, int kMaxRegs = 255>
 struct OneLanePerSide {
+  static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   FLUXJAC_HD static void compute_side(int, const EdgeInput& edge, int side, double scale, double* block) {

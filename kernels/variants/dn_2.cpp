@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = OneLanePerSide<SeededPasses<DualNum>>;
+using Lanes = OneLanePerSide<SeededPasses<DualNum>, 128>;
 
 const VariantRegistrar registrar(gpu_variant_info<Lanes>("dn_2",
                                                          "DualNum, one thread per side making 5 passes (one per input)",

@@ -7,7 +7,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = SeededColumnLanes<ExprDualNum, 2>;
+using Lanes = SeededColumnLanes<ExprDualNum, 2, 96>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn_5",

@@ -21,7 +21,7 @@ struct HandSide {
   }
 };
 
-using Lanes = OneLanePerSide<HandSide>;
+using Lanes = OneLanePerSide<HandSide, 128>;
 
 const VariantRegistrar registrar(gpu_variant_info<Lanes>("hd",
                                                          "hand-differentiated analytic Jacobian, one thread per side",
