@@ -27,11 +27,6 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
   return edge;
 }
 
-/// Dynamic shared memory of one block: the staged local Jacobians.
-__host__ __device__ inline std::size_t block_shared_bytes(int edges_per_block) {
-  return static_cast<std::size_t>(edges_per_block) * kLocalJacobianEntries * sizeof(double);
-}
-
 /// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR, one atomic per entry;
 /// 25 consecutive threads update the 25 consecutive doubles of one block. (Sorting the block's
 /// contributions by node to pre-sum them was measured slower: docs/performance.md.)
@@ -64,7 +59,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 }
 
 /// \brief Assembly kernel of a lane policy: Policy::kLanesPerEdge threads per edge, each calling
-/// Policy::compute(lane, edge, local). Dynamic shared memory: edges_per_block local Jacobians.
+/// Policy::compute(lane, edge, local). Dynamic shared memory: edge_block_shared_bytes(edges_per_block).
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters) assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
@@ -93,55 +88,93 @@ __global__ void __maxnreg__(Policy::kMaxRegisters) assembly_kernel(DeviceEdges m
   }
 }
 
-/// \brief Node-based assembly kernel: a block takes `nodes_per_block` consecutive nodes and every edge
-/// incident to them (the rows of the block-CSR pattern); Policy::kLanesPerSide threads per incident edge
-/// compute D = A dF(Q_i, Q_j, n_out)/dQ_i, the derivative of node i's outward flux with respect to its own
-/// state. Then Adiag[i] = sum_j D_ij (summed in row order, stored once: no atomics, no zeroing,
-/// deterministic) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of DESIGN.md 1.1: for i = L,
-/// D = JL; for i = R, D = -JR.
+/// \brief Shared memory of one node-strategy block: the staged own-side blocks of its entries, then per
+/// entry the position of Aoff[j, i], the own node i and the other node j, then the block's row starts.
+/// The indices are loaded once, up front, so that the later loops read only shared memory.
+struct NodeBlockShared {
+  double* staging;          ///< [max_entries][25]
+  std::int32_t* transpose;  ///< [max_entries]
+  node_index* own;          ///< [max_entries]
+  node_index* other;        ///< [max_entries]
+  std::int32_t* row_start;  ///< [max_rows + 1]
+  __device__ NodeBlockShared(void* base, int max_entries)
+      : staging(static_cast<double*>(base)),
+        transpose(reinterpret_cast<std::int32_t*>(staging + max_entries * kBlockEntries)),
+        own(transpose + max_entries),
+        other(own + max_entries),
+        row_start(other + max_entries) {}
+};
+
+/// \brief Node-based assembly kernel: a block takes whole consecutive rows of the block-CSR pattern (packed
+/// at setup to at most a given number of entries, i.e. incident edges), and Policy::kLanesPerSide threads
+/// per entry (i, j) compute D_ij = A dF(Q_i, Q_j, n_out)/dQ_i, the derivative of node i's outward flux with
+/// respect to its own state. Then Adiag[i] = sum_j D_ij (summed in row order and stored once: no atomics,
+/// no zeroing, bitwise reproducible) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of
+/// DESIGN.md 1.1: for i = L, D = JL; for i = R, D = -JR.
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
-                                     int nodes_per_block, int stage_flags) {
-  extern __shared__ double staging[];  // [incident edges of the block's nodes][25]
+                                     int max_entries, int stage_flags) {
+  extern __shared__ double shared[];
+  const NodeBlockShared block(shared, max_entries);
   constexpr int kLanes = Policy::kLanesPerSide;
-  const std::int64_t first_node = static_cast<std::int64_t>(blockIdx.x) * nodes_per_block;
-  const int node_count = static_cast<int>(min(static_cast<std::int64_t>(nodes_per_block), map.n_nodes - first_node));
-  const int first_entry = __ldg(&map.row_ptr[first_node]);
-  const int entry_count = __ldg(&map.row_ptr[first_node + node_count]) - first_entry;
+  const int first_row = __ldg(&map.block_first_row[blockIdx.x]);
+  const int row_count = __ldg(&map.block_first_row[blockIdx.x + 1]) - first_row;
 
-  // ---- compute: the own-side derivative block of every incident edge ------------------------------------
+  // ---- the block's indices into shared memory ------------------------------------------------------------
+  for (int r = threadIdx.x; r <= row_count; r += blockDim.x) block.row_start[r] = __ldg(&map.row_ptr[first_row + r]);
+  __syncthreads();
+  const int first_entry = block.row_start[0];
+  const int entry_count = block.row_start[row_count] - first_entry;
+  for (int k = threadIdx.x; k < entry_count; k += blockDim.x) {
+    block.transpose[k] = __ldg(&map.entry_transpose[first_entry + k]);
+    block.other[k] = __ldg(&map.col_idx[first_entry + k]);
+  }
+  for (int r = threadIdx.x; r < row_count; r += blockDim.x)
+    for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = first_row + r;
+  __syncthreads();
+
+  // ---- compute: the own-side derivative block of every entry ---------------------------------------------
   for (int work = threadIdx.x; work < entry_count * kLanes; work += blockDim.x) {
     const int entry = work / kLanes;
     const int lane = work - entry * kLanes;
-    const int code = __ldg(&map.entry_edge[first_entry + entry]);
-    double* block = staging + entry * kBlockEntries;
+    const double2* face = reinterpret_cast<const double2*>(map.entry_face) + 2 * (first_entry + entry);
+    const double2 normal_xy = __ldg(face), normal_z_area = __ldg(face + 1);
+    double* out = block.staging + entry * kBlockEntries;
     if (stage_flags & kStageCompute) {
-      const EdgeInput edge = load_edge(mesh, code >> 1);
-      Policy::compute_side(lane, edge, code & 1, edge.area, block);
+      // The edge as seen from i: i is the left side and the normal points away from it.
+      EdgeInput edge;
+      const double* own = mesh.state + static_cast<std::int64_t>(block.own[entry]) * kBlock;
+      const double* other = mesh.state + static_cast<std::int64_t>(block.other[entry]) * kBlock;
+      FLUXJAC_UNROLL
+      for (int k = 0; k < kBlock; ++k) {
+        edge.left[k] = __ldg(own + k);
+        edge.right[k] = __ldg(other + k);
+      }
+      edge.normal = {normal_xy.x, normal_xy.y, normal_z_area.x};
+      edge.area = normal_z_area.y;
+      Policy::compute_side(lane, edge, 0, edge.area, out);
     } else {  // scatter-only: cheap values the compiler cannot predict
-      const double area = __ldg(&mesh.areas[code >> 1]);
-      for (int i = lane; i < kBlockEntries; i += kLanes) block[i] = area * i;
+      for (int i = lane; i < kBlockEntries; i += kLanes) out[i] = normal_z_area.y * i;
     }
   }
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
 
-  // ---- Adiag: each node sums its row's blocks in order and stores the result --------------------------
-  for (int item = threadIdx.x; item < node_count * kBlockEntries; item += blockDim.x) {
-    const int local_node = item / kBlockEntries;
-    const int entry = item - local_node * kBlockEntries;
-    const int row_begin = __ldg(&map.row_ptr[first_node + local_node]) - first_entry;
-    const int row_end = __ldg(&map.row_ptr[first_node + local_node + 1]) - first_entry;
-    double sum = 0.0;
-    for (int k = row_begin; k < row_end; ++k) sum += staging[k * kBlockEntries + entry];
-    jacobian.adiag[(first_node + local_node) * kBlockEntries + entry] = sum;
-  }
-  // ---- Aoff[j, i] = -D_ij: plain stores, 25 consecutive threads per block ------------------------------
+  // ---- Aoff[j, i] = -D_ij: plain stores, 25 consecutive threads per block ----------------------------------
   for (int item = threadIdx.x; item < entry_count * kBlockEntries; item += blockDim.x) {
     const int entry = item / kBlockEntries;
     const int component = item - entry * kBlockEntries;
-    const std::int64_t target = __ldg(&map.entry_transpose[first_entry + entry]);
-    jacobian.aoff[target * kBlockEntries + component] = static_cast<float>(-staging[item]);
+    jacobian.aoff[static_cast<std::int64_t>(block.transpose[entry]) * kBlockEntries + component] =
+        static_cast<float>(-block.staging[item]);
+  }
+  // ---- Adiag: each node sums its row's blocks in order and stores the result ------------------------------
+  for (int item = threadIdx.x; item < row_count * kBlockEntries; item += blockDim.x) {
+    const int row = item / kBlockEntries;
+    const int component = item - row * kBlockEntries;
+    double sum = 0.0;
+    for (int k = block.row_start[row] - first_entry; k < block.row_start[row + 1] - first_entry; ++k)
+      sum += block.staging[k * kBlockEntries + component];
+    jacobian.adiag[static_cast<std::int64_t>(first_row + row) * kBlockEntries + component] = sum;
   }
 }
 
@@ -154,7 +187,7 @@ class CudaVariant final : public CudaAssembly {
  protected:
   void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
                    int stage_flags) override {
-    const std::size_t shared_bytes = block_shared_bytes(edges_per_block);
+    const std::size_t shared_bytes = edge_block_shared_bytes(edges_per_block);
     FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
     const edge_index blocks = (edges.n_edges + edges_per_block - 1) / edges_per_block;
@@ -162,11 +195,11 @@ class CudaVariant final : public CudaAssembly {
         edges, jacobian, edges_per_block, stage_flags);
   }
   void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
-                   int nodes_per_block, unsigned blocks, int threads, std::size_t shared_bytes,
-                   int stage_flags) override {
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-    node_assembly_kernel<Policy><<<blocks, threads, shared_bytes>>>(edges, map, jacobian, nodes_per_block, stage_flags);
+                   const NodeLaunch& launch, int stage_flags) override {
+    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(launch.shared_bytes)));
+    node_assembly_kernel<Policy><<<launch.blocks, launch.threads, launch.shared_bytes>>>(edges, map, jacobian,
+                                                                                        launch.max_entries, stage_flags);
   }
   cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
     cudaFuncAttributes attributes{};

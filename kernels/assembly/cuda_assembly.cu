@@ -38,7 +38,7 @@ class EventTimer {
 }  // namespace
 
 std::optional<KernelResources> CudaAssembly::resources() const {
-  const AssemblyStrategy strategy = units_per_block_ ? strategy_ : AssemblyStrategy::kEdge;
+  const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
   const cudaFuncAttributes attributes = kernel_attributes(strategy);
   KernelResources resources;
   resources.registers = attributes.numRegs;
@@ -47,10 +47,10 @@ std::optional<KernelResources> CudaAssembly::resources() const {
   const int units = units_per_block_ ? units_per_block_ : default_units_per_block(strategy);
   resources.edges_per_block = units;
   if (strategy == AssemblyStrategy::kEdge) {
-    resources.shared_bytes = attributes.sharedSizeBytes + static_cast<std::size_t>(units) * kLocalJacobianEntries * sizeof(double);
+    resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units);
     resources.block_threads = units * lanes(strategy);
-  } else if (!host_row_ptr_.empty()) {
-    const NodeLaunch launch = node_launch(units);
+  } else {
+    const NodeLaunch launch = plan_rows(units, nullptr);
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
   }
@@ -62,25 +62,38 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   // Edge strategy: 16 edges per block was the best or near-best setting of every variant (H200 sweep):
   // small blocks let many blocks per SM overlap one block's compute with another's scatter.
   if (strategy == AssemblyStrategy::kEdge) return std::max(1, std::min(16, max_threads / lanes(strategy)));
-  // Node strategy: 2 nodes (about 22 incident edges on the paper-size mesh) per block was best for the
-  // one-thread-per-side variants (hd, dn_2, dn5_2, edn5_2), 32 for the five-thread ones (H200 sweep).
-  return lanes(strategy) == 1 ? 2 : 32;
+  // Node strategy: blocks of whole rows with at most this many entries (incident edges). H100 sweep
+  // (docs/performance.md): 128 was best for the one-thread-per-side variants (hd 1.46 ms against 1.52 at 64
+  // and 1.48 at 256).
+  return std::max(1, std::min(lanes(strategy) == 1 ? 128 : 32, max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::node_launch(int nodes_per_block) const {
-  const std::int64_t n_blocks = (n_nodes_ + nodes_per_block - 1) / nodes_per_block;
-  std::int64_t max_entries = 0;
-  for (std::int64_t b = 0; b < n_blocks; ++b) {
-    const std::int64_t first = b * nodes_per_block, last = std::min(first + nodes_per_block, n_nodes_);
-    max_entries = std::max<std::int64_t>(max_entries, host_row_ptr_[last] - host_row_ptr_[first]);
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {
+  NodeLaunch launch;
+  launch.capacity = capacity;
+  if (block_first_row) block_first_row->assign(1, 0);
+  int max_rows = 0;
+  std::int64_t blocks = 0;
+  for (std::int64_t row = 0; row < n_nodes_;) {
+    // Greedy: add rows while the block stays within capacity; a row longer than capacity goes alone.
+    const std::int64_t first = row;
+    const std::int64_t first_entry = host_row_ptr_[first];
+    ++row;
+    while (row < n_nodes_ && row - first < capacity && host_row_ptr_[row + 1] - first_entry <= capacity) ++row;
+    launch.max_entries = std::max<int>(launch.max_entries, static_cast<int>(host_row_ptr_[row] - first_entry));
+    max_rows = std::max<int>(max_rows, static_cast<int>(row - first));
+    ++blocks;
+    if (block_first_row) block_first_row->push_back(static_cast<std::int32_t>(row));
   }
-  const double mean_entries = double(host_row_ptr_.back()) / double(std::max<std::int64_t>(n_blocks, 1));
+  if (n_nodes_ == 0) launch.max_entries = max_rows = capacity;  // before setup: a full block
+  launch.blocks = static_cast<unsigned>(blocks);
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
-  // One thread per lane of the average block, rounded to whole warps; bigger blocks loop.
-  int threads = static_cast<int>(std::ceil(mean_entries * lanes(AssemblyStrategy::kNode) / 32.0)) * 32;
-  threads = std::max(32, std::min(threads, max_threads / 32 * 32));
-  return {static_cast<unsigned>(n_blocks), threads,
-          static_cast<std::size_t>(max_entries) * kBlockEntries * sizeof(double)};
+  // One thread per lane of a full block, rounded to whole warps; a longer row loops.
+  launch.threads = std::min((capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32);
+  launch.shared_bytes = static_cast<std::size_t>(launch.max_entries) *
+                            (kBlockEntries * sizeof(double) + sizeof(std::int32_t) + 2 * sizeof(node_index)) +
+                        static_cast<std::size_t>(max_rows + 1) * sizeof(std::int32_t);
+  return launch;
 }
 
 void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) {
@@ -91,24 +104,30 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
   n_edges_ = mesh.n_edges();
   n_nodes_ = mesh.n_nodes;
   std::vector<std::int32_t> slots(static_cast<std::size_t>(2 * n_edges_));
-  std::vector<std::int32_t> entry_edge(static_cast<std::size_t>(pattern.nnz()));
   std::vector<std::int32_t> entry_transpose(static_cast<std::size_t>(pattern.nnz()));
+  std::vector<double> entry_face(static_cast<std::size_t>(pattern.nnz()) * 4);
   for (edge_index e = 0; e < n_edges_; ++e) {
     const auto lr = static_cast<std::int32_t>(pattern.slot_lr[e]), rl = static_cast<std::int32_t>(pattern.slot_rl[e]);
     slots[2 * e] = lr;
     slots[2 * e + 1] = rl;
-    entry_edge[lr] = static_cast<std::int32_t>(2 * e);  // row L: L is side 0
-    entry_edge[rl] = static_cast<std::int32_t>(2 * e + 1);
     entry_transpose[lr] = rl;
     entry_transpose[rl] = lr;
+    // Entry (L, R) sees the face from L: the normal as stored; entry (R, L) sees it from R: flipped.
+    for (int k = 0; k < 3; ++k) {
+      entry_face[4 * static_cast<std::size_t>(lr) + k] = mesh.normals[3 * e + k];
+      entry_face[4 * static_cast<std::size_t>(rl) + k] = -mesh.normals[3 * e + k];
+    }
+    entry_face[4 * static_cast<std::size_t>(lr) + 3] = entry_face[4 * static_cast<std::size_t>(rl) + 3] = mesh.areas[e];
   }
   host_row_ptr_.assign(pattern.row_ptr.begin(), pattern.row_ptr.end());
+  col_idx_.upload(pattern.col_idx.data(), pattern.col_idx.size());
+  node_launch_ = NodeLaunch{};
   edges_.upload(mesh.edges.data(), mesh.edges.size());
   normals_.upload(mesh.normals.data(), mesh.normals.size());
   areas_.upload(mesh.areas.data(), mesh.areas.size());
   slots_.upload(slots.data(), slots.size());
   row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
-  entry_edge_.upload(entry_edge.data(), entry_edge.size());
+  entry_face_.upload(entry_face.data(), entry_face.size());
   entry_transpose_.upload(entry_transpose.data(), entry_transpose.size());
   state_.upload(state.Q.data(), state.Q.size());
   adiag_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries);
@@ -117,7 +136,7 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
 }
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
-  strategy_ = options.strategy;
+  strategy_ = resolve_strategy(options.strategy, info_);
   units_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_units_per_block(strategy_);
   const int max_threads = kernel_attributes(strategy_).maxThreadsPerBlock;  // limited by the kernel's registers
   if (strategy_ == AssemblyStrategy::kEdge && units_per_block_ * lanes(strategy_) > max_threads)
@@ -131,15 +150,18 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   if (options.mode == AssemblyMode::kScatterOnly) flags = kStageScatter;
 
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
-  const DeviceNodeMap map{row_ptr_.data(), entry_edge_.data(), entry_transpose_.data(), n_nodes_};
   const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
-  NodeLaunch node{};
-  if (strategy_ == AssemblyStrategy::kNode) {
-    node = node_launch(units_per_block_);
-    if (node.shared_bytes > 227 * 1024)
-      fail(ExitCode::kUsage, "--edges-per-block {} (nodes per block, node assembly) needs {} bytes of shared memory; "
-           "use fewer nodes per block", units_per_block_, node.shared_bytes);
+  if (strategy_ == AssemblyStrategy::kNode && node_launch_.capacity != units_per_block_) {
+    std::vector<std::int32_t> first_rows;
+    node_launch_ = plan_rows(units_per_block_, &first_rows);
+    if (node_launch_.shared_bytes > 227 * 1024)
+      fail(ExitCode::kUsage,
+           "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory; "
+           "use fewer edges per block", units_per_block_, node_launch_.shared_bytes);
+    block_first_row_.upload(first_rows.data(), first_rows.size());
   }
+  const DeviceNodeMap map{row_ptr_.data(), col_idx_.data(), entry_transpose_.data(), entry_face_.data(),
+                          block_first_row_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   for (int rep = 0; rep < options.warmup + options.reps; ++rep) {
@@ -152,7 +174,7 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     if (strategy_ == AssemblyStrategy::kEdge)
       launch_edge(edges, jacobian, units_per_block_, flags);
     else
-      launch_node(edges, map, jacobian, units_per_block_, node.blocks, node.threads, node.shared_bytes, flags);
+      launch_node(edges, map, jacobian, node_launch_, flags);
     FLUXJAC_CUDA_CHECK_LAUNCH();
     assembly_timer.stop();
     const double zero_ms = zero_timer.elapsed_ms();

@@ -60,13 +60,16 @@ struct DeviceEdges {
   edge_index n_edges;
 };
 
-/// Node-based assembly: the block-CSR rows, and per entry (i, j) of row i the edge joining i and j with
-/// the side i is on (2 e + side) and the position of the transposed block Aoff[j, i].
+/// Node-based assembly: the block-CSR rows; per entry (i, j) of row i the column j, the position of the
+/// transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i (outward unit normal
+/// and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of each thread
+/// block (whole rows packed to a capacity of entries at setup).
 struct DeviceNodeMap {
   const std::int32_t* row_ptr;          ///< [n_nodes + 1]
-  const std::int32_t* entry_edge;       ///< [nnz]: 2 e + (i == R(e))
+  const node_index* col_idx;            ///< [nnz]: j
   const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
-  std::int64_t n_nodes;
+  const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
+  const std::int32_t* block_first_row;  ///< [blocks + 1]
 };
 
 /// Kernel outputs.
@@ -74,6 +77,11 @@ struct DeviceJacobian {
   double* adiag;  ///< [n_nodes][25], accumulated with atomics (zeroed before each assembly)
   float* aoff;    ///< [nnz][25], each block written by exactly one edge
 };
+
+/// Dynamic shared memory of one edge-strategy block: the staged local Jacobians (two blocks of 25 doubles per edge).
+inline std::size_t edge_block_shared_bytes(int edges_per_block) {
+  return static_cast<std::size_t>(edges_per_block) * 2 * kBlockEntries * sizeof(double);
+}
 
 /// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away.
 enum StageFlags : int { kStageCompute = 1, kStageScatter = 2 };
@@ -92,10 +100,17 @@ class CudaAssembly : public Variant {
   /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.
   virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
                            int stage_flags) = 0;
-  /// Launches the node-based assembly kernel: `blocks` blocks of `threads`, `shared_bytes` of staging.
+  /// Launch geometry of the node strategy: rows packed into blocks of at most `capacity` entries.
+  struct NodeLaunch {
+    int capacity = 0;
+    unsigned blocks = 0;
+    int threads = 0;
+    int max_entries = 0;  ///< most entries of any block (above capacity only for a row longer than it)
+    std::size_t shared_bytes = 0;
+  };
+  /// Launches the node-based assembly kernel.
   virtual void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
-                           int nodes_per_block, unsigned blocks, int threads, std::size_t shared_bytes,
-                           int stage_flags) = 0;
+                           const NodeLaunch& launch, int stage_flags) = 0;
   virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const = 0;
   /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
   virtual int lanes(AssemblyStrategy strategy) const = 0;
@@ -104,17 +119,16 @@ class CudaAssembly : public Variant {
   int default_units_per_block(AssemblyStrategy strategy) const;
 
  private:
-  /// Launch geometry of the node strategy for a given number of nodes per block.
-  struct NodeLaunch {
-    unsigned blocks;
-    int threads;
-    std::size_t shared_bytes;
-  };
-  NodeLaunch node_launch(int nodes_per_block) const;
+  /// Packs whole rows, in order, into blocks of at most `capacity` entries and rows; returns the launch
+  /// geometry and, when asked, each block's first row (plus the end).
+  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
-  DeviceArray<std::int32_t> row_ptr_, entry_edge_, entry_transpose_;
+  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
+  DeviceArray<double> entry_face_;
+  DeviceArray<node_index> col_idx_;
+  NodeLaunch node_launch_;
   DeviceArray<node_index> edges_;
   DeviceArray<double> normals_, areas_, state_, adiag_;
   DeviceArray<std::int32_t> slots_;

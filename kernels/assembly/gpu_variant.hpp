@@ -22,7 +22,8 @@ namespace fluxjac {
 
 /// \brief Registry information and factory of the GPU variant of lane policy `Policy`.
 template <class Policy>
-VariantInfo gpu_variant_info(std::string name, std::string description, Seeding seeding) {
+VariantInfo gpu_variant_info(std::string name, std::string description, Seeding seeding,
+                             AssemblyStrategy preferred_assembly) {
   VariantInfo info;
   info.name = std::move(name);
   info.description = std::move(description);
@@ -30,6 +31,7 @@ VariantInfo gpu_variant_info(std::string name, std::string description, Seeding 
   info.threads_per_edge = Policy::kLanesPerEdge;
   info.threads_per_side = Policy::kLanesPerSide;
   info.seeding = seeding;
+  info.preferred_assembly = preferred_assembly;
 #if defined(__CUDACC__)
   info.available = true;
 #else

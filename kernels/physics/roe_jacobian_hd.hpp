@@ -1,9 +1,9 @@
 // fluxjac — hand-differentiated Jacobian of the Roe flux (the `hd` variant; the analytic "gold" of the
 // Sacado performance tests).
 //
-// Same flux as physics/roe_flux.hpp (K. Masatsuka, EDU3D roe_ddt; Zubair et al., HiPC 2023), and the flux
-// value is computed with the same formulas in the same order, so it is bit-identical to
-// roe_flux_conservative<double, double> without FMA contraction.
+// Same flux as physics/roe_flux.hpp (K. Masatsuka, EDU3D roe_ddt; Zubair et al., HiPC 2023), with the same
+// formulas in the same order except that each divisor is inverted once (about 30 divisions became 4), so
+// the value agrees with roe_flux_conservative<double, double> to a few units in the last place.
 //
 // Derivatives are taken with respect to the LEFT state only; the right block comes from the symmetry
 // F(QR, QL, -n) = -F(QL, QR, n). The chain rule runs in the left primitive variables q = (rho, u, v, w, p):
@@ -23,16 +23,16 @@ namespace roe_hd_detail {
 
 /// \brief Harten's entropy fix on one wave speed |arg|, with the linearization of the result:
 /// d(speed) = scale * d(arg) + delta_weight * d(a), where delta = 0.2 a (DESIGN.md 1.2).
-FLUXJAC_HD FLUXJAC_FORCEINLINE void wave_speed_with_fix(double arg, double delta, double& speed, double& scale,
-                                                        double& delta_weight) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE void wave_speed_with_fix(double arg, double delta, double inverse_delta, double& speed,
+                                                        double& scale, double& delta_weight) {
   const double sign = arg < 0.0 ? -1.0 : 1.0;  // |x| takes the sign of the value, +1 at zero
   speed = abs(arg);
   scale = sign;
   delta_weight = 0.0;
   if (speed < delta) {
     // ws = 0.5 (ws0^2 / delta + delta): d ws = (ws0/delta) d ws0 + 0.5 (1 - (ws0/delta)^2) d delta
-    const double ratio = speed / delta;
-    speed = 0.5 * ((speed * speed) / delta + delta);
+    const double ratio = speed * inverse_delta;
+    speed = 0.5 * (speed * ratio + delta);
     scale = sign * ratio;
     delta_weight = 0.1 * (1.0 - ratio * ratio);  // 0.5 * d delta / d a = 0.5 * 0.2
   }
@@ -43,7 +43,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void wave_speed_with_fix(double arg, double delta
 struct RoeLinearization {
   double normal[3];
   // ---- left state --------------------------------------------------------------------------------
-  double rho_left, vel_left[3], normal_velocity_left, enthalpy_left, mass_left;
+  double rho_left, inverse_rho_left, vel_left[3], normal_velocity_left, enthalpy_left, mass_left;
   double enthalpy_left_d_rho, enthalpy_left_d_p;  // dH_L/drho_L, dH_L/dp_L
   // ---- Roe averages ------------------------------------------------------------------------------
   double half_roe_ratio;  // d(rho_roe)/d(rho_L)
@@ -61,7 +61,10 @@ struct RoeLinearization {
   double c4_qn, c4_a;                // dc4 = c4_qn dqn + c4_a da + ws2 drho_roe (c2_rho = ws2)
   double c31, c13, csum, c2, c4;
 
-  /// \brief The flux, exactly as roe_flux_conservative<double, double>, keeping what the derivative needs.
+  /// \brief The flux of roe_flux_conservative<double, double>, keeping what the derivative needs. Each
+  /// divisor is inverted once and multiplied (4 divisions and 2 square roots instead of about 30 and 4,
+  /// which were a third of the kernel's instructions), so the value may differ from the template's in the
+  /// last bits (tests/test_hand_jacobian.cpp bounds it).
   FLUXJAC_HD FLUXJAC_FORCEINLINE void evaluate(const double left[kBlock], const double right[kBlock],
                                                const FaceNormal& n, double flux[kBlock]) {
     normal[0] = n.x;
@@ -69,15 +72,17 @@ struct RoeLinearization {
     normal[2] = n.z;
     // ---- primitive variables (gas.hpp primitive_from_conservative) ------------------------------
     rho_left = left[0];
-    const double u_left = left[1] / left[0];
-    const double v_left = left[2] / left[0];
-    const double w_left = left[3] / left[0];
+    inverse_rho_left = 1.0 / rho_left;
+    const double u_left = left[1] * inverse_rho_left;
+    const double v_left = left[2] * inverse_rho_left;
+    const double w_left = left[3] * inverse_rho_left;
     const double p_left =
         kGammaMinusOne * (left[4] - (0.5 * rho_left) * ((u_left * u_left + v_left * v_left) + w_left * w_left));
     const double rho_right = right[0];
-    const double u_right = right[1] / right[0];
-    const double v_right = right[2] / right[0];
-    const double w_right = right[3] / right[0];
+    const double inverse_rho_right = 1.0 / rho_right;
+    const double u_right = right[1] * inverse_rho_right;
+    const double v_right = right[2] * inverse_rho_right;
+    const double w_right = right[3] * inverse_rho_right;
     const double p_right =
         kGammaMinusOne * (right[4] - (0.5 * rho_right) * ((u_right * u_right + v_right * v_right) + w_right * w_right));
     vel_left[0] = u_left;
@@ -87,34 +92,35 @@ struct RoeLinearization {
     // ---- physical fluxes of each side -----------------------------------------------------------
     normal_velocity_left = (u_left * n.x + v_left * n.y) + w_left * n.z;
     const double normal_velocity_right = (u_right * n.x + v_right * n.y) + w_right * n.z;
-    const double sound_speed_left = sqrt((kGamma * p_left) / rho_left);
-    const double sound_speed_right = sqrt((kGamma * p_right) / rho_right);
-    const double sound_energy_left = (sound_speed_left * sound_speed_left) / kGammaMinusOne;
+    // c^2 / (gamma - 1) = gamma p / ((gamma - 1) rho): the sound speeds themselves are not needed.
+    constexpr double kGammaOverGm1 = kGamma / kGammaMinusOne;
+    enthalpy_left_d_p = kGammaOverGm1 * inverse_rho_left;
+    const double sound_energy_left = enthalpy_left_d_p * p_left;
     enthalpy_left = sound_energy_left + 0.5 * ((u_left * u_left + v_left * v_left) + w_left * w_left);
-    const double enthalpy_right = (sound_speed_right * sound_speed_right) / kGammaMinusOne +
+    const double enthalpy_right = kGammaOverGm1 * (p_right * inverse_rho_right) +
                                   0.5 * ((u_right * u_right + v_right * v_right) + w_right * w_right);
-    enthalpy_left_d_rho = -sound_energy_left / rho_left;
-    enthalpy_left_d_p = (kGamma / kGammaMinusOne) / rho_left;
+    enthalpy_left_d_rho = -sound_energy_left * inverse_rho_left;
 
     // ---- Roe averages -----------------------------------------------------------------------------
-    const double roe_ratio = sqrt(rho_right / rho_left);
+    const double roe_ratio = sqrt(rho_right * inverse_rho_left);
     const double rho = roe_ratio * rho_left;
-    const double denominator = 1.0 + roe_ratio;
-    vel[0] = (u_left + roe_ratio * u_right) / denominator;
-    vel[1] = (v_left + roe_ratio * v_right) / denominator;
-    vel[2] = (w_left + roe_ratio * w_right) / denominator;
-    enthalpy = (enthalpy_left + roe_ratio * enthalpy_right) / denominator;
+    inverse_denominator = 1.0 / (1.0 + roe_ratio);
+    vel[0] = (u_left + roe_ratio * u_right) * inverse_denominator;
+    vel[1] = (v_left + roe_ratio * v_right) * inverse_denominator;
+    vel[2] = (w_left + roe_ratio * w_right) * inverse_denominator;
+    enthalpy = (enthalpy_left + roe_ratio * enthalpy_right) * inverse_denominator;
     kinetic = 0.5 * ((vel[0] * vel[0] + vel[1] * vel[1]) + vel[2] * vel[2]);
     a = sqrt(kGammaMinusOne * (enthalpy - kinetic));
+    const double inverse_a = 1.0 / a;
+    const double inverse_a_a = inverse_a * inverse_a;
     qn = (vel[0] * n.x + vel[1] * n.y) + vel[2] * n.z;
     half_roe_ratio = 0.5 * roe_ratio;
-    inverse_denominator = 1.0 / denominator;
-    ratio_slope = (-half_roe_ratio / rho_left) * inverse_denominator;
+    ratio_slope = (-half_roe_ratio * inverse_rho_left) * inverse_denominator;
     vel_right_minus_roe[0] = u_right - vel[0];
     vel_right_minus_roe[1] = v_right - vel[1];
     vel_right_minus_roe[2] = w_right - vel[2];
     enthalpy_right_minus_roe = enthalpy_right - enthalpy;
-    half_gm1_over_a = (0.5 * kGammaMinusOne) / a;
+    half_gm1_over_a = (0.5 * kGammaMinusOne) * inverse_a;
 
     // ---- wave strengths ---------------------------------------------------------------------------
     const double jump_rho = rho_right - rho_left;
@@ -125,19 +131,19 @@ struct RoeLinearization {
     jump_vel[2] = w_right - w_left;
     rho_a = rho * a;
     const double rho_a_dqn = rho_a * jump_qn;
-    const double two_a_a = (2.0 * a) * a;
-    const double a_a = a * a;
-    const double strength_acoustic_minus = (jump_p - rho_a_dqn) / two_a_a;
-    const double strength_entropy = jump_rho - jump_p / a_a;
-    const double strength_acoustic_plus = (jump_p + rho_a_dqn) / two_a_a;
+    const double inverse_two_a_a = 0.5 * inverse_a_a;
+    const double strength_acoustic_minus = (jump_p - rho_a_dqn) * inverse_two_a_a;
+    const double strength_entropy = jump_rho - jump_p * inverse_a_a;
+    const double strength_acoustic_plus = (jump_p + rho_a_dqn) * inverse_two_a_a;
     rho_a_jump_qn_d_rho = (half_roe_ratio * a) * jump_qn;
 
     // ---- wave speeds with Harten's entropy fix (ws4 = ws2: same speed, same fix) -----------------
     const double delta = 0.2 * a;
+    const double inverse_delta = 5.0 * inverse_a;
     double ws1, ws2, ws3, scale1, scale2, scale3, weight1, weight2, weight3;
-    wave_speed_with_fix(qn - a, delta, ws1, scale1, weight1);
-    wave_speed_with_fix(qn, delta, ws2, scale2, weight2);
-    wave_speed_with_fix(qn + a, delta, ws3, scale3, weight3);
+    wave_speed_with_fix(qn - a, delta, inverse_delta, ws1, scale1, weight1);
+    wave_speed_with_fix(qn, delta, inverse_delta, ws2, scale2, weight2);
+    wave_speed_with_fix(qn + a, delta, inverse_delta, ws3, scale3, weight3);
 
     // ---- dissipation ------------------------------------------------------------------------------
     const double c1 = ws1 * strength_acoustic_minus;
@@ -168,20 +174,19 @@ struct RoeLinearization {
     // L1 = (dp - X)/(2a^2), X = (rho a) dqn: dL1 = (d dp - dX)/(2a^2) - (2 L1/a) da, and dX holds
     // rho dqn da (folded into c1_a) plus dY = (drho_roe a) dqn + (rho a) d dqn. L3 likewise with +X.
     // L2 = drho - dp/a^2: dL2 = d drho - d dp / a^2 + (2 dp / a^3) da.
-    const double inverse_two_a_a = 1.0 / two_a_a;
     const double rho_jump_qn = rho * jump_qn;
     c1_qn = strength_acoustic_minus * scale1;
     c1_jump = ws1 * inverse_two_a_a;
-    c1_a = (strength_acoustic_minus * (weight1 - scale1) - ws1 * ((2.0 * strength_acoustic_minus) / a)) -
+    c1_a = (strength_acoustic_minus * (weight1 - scale1) - ws1 * ((2.0 * strength_acoustic_minus) * inverse_a)) -
            c1_jump * rho_jump_qn;
     c3_qn = strength_acoustic_plus * scale3;
     c3_jump = ws3 * inverse_two_a_a;
-    c3_a = (strength_acoustic_plus * (scale3 + weight3) - ws3 * ((2.0 * strength_acoustic_plus) / a)) +
+    c3_a = (strength_acoustic_plus * (scale3 + weight3) - ws3 * ((2.0 * strength_acoustic_plus) * inverse_a)) +
            c3_jump * rho_jump_qn;
     c2_qn = strength_entropy * scale2;
-    c2_a = strength_entropy * weight2 + ws2 * (((2.0 * jump_p) / a_a) / a);
+    c2_a = strength_entropy * weight2 + ws2 * (((2.0 * jump_p) * inverse_a_a) * inverse_a);
     c2_rho = ws2;
-    c2_p = ws2 / a_a;
+    c2_p = ws2 * inverse_a_a;
     c4_qn = rho * scale2;
     c4_a = rho * weight2;
     c31 = c3 - c1;
@@ -310,8 +315,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void add_velocity_column(const RoeLinearization& 
 }  // namespace roe_hd_detail
 
 /// \brief Roe flux per unit area and its hand-differentiated Jacobian with respect to the left conservative
-/// state: dflux_dleft[m][k] = dF_m/dUL_k (row-major). The flux is bit-identical to
-/// roe_flux_conservative<double, double> (without FMA contraction).
+/// state: dflux_dleft[m][k] = dF_m/dUL_k (row-major). The flux agrees with roe_flux_conservative<double,
+/// double> to a few units in the last place (reciprocals instead of divisions).
 FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux_jacobian_hd(const double left[kBlock], const double right[kBlock],
                                                          const FaceNormal& n, double flux[kBlock],
                                                          double dflux_dleft[kBlock][kBlock]) {
@@ -326,10 +331,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux_jacobian_hd(const double left[kBloc
   lin.flux_derivative<0>(column);
   FLUXJAC_UNROLL
   for (int m = 0; m < kBlock; ++m) dflux_dleft[m][0] = column[m];
-  const double inverse_rho_left = 1.0 / lin.rho_left;
-  roe_hd_detail::add_velocity_column<0>(lin, inverse_rho_left, dflux_dleft);
-  roe_hd_detail::add_velocity_column<1>(lin, inverse_rho_left, dflux_dleft);
-  roe_hd_detail::add_velocity_column<2>(lin, inverse_rho_left, dflux_dleft);
+  roe_hd_detail::add_velocity_column<0>(lin, lin.inverse_rho_left, dflux_dleft);
+  roe_hd_detail::add_velocity_column<1>(lin, lin.inverse_rho_left, dflux_dleft);
+  roe_hd_detail::add_velocity_column<2>(lin, lin.inverse_rho_left, dflux_dleft);
   const double kinetic_left = 0.5 * ((lin.vel_left[0] * lin.vel_left[0] + lin.vel_left[1] * lin.vel_left[1]) +
                                      lin.vel_left[2] * lin.vel_left[2]);
   lin.flux_derivative<4>(column);

@@ -11,7 +11,7 @@ using Lanes = OneLanePerSide<DirectPass<DualNum5>>;
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn5_2",
                             "DualNum5 (value + 5 derivatives), one thread per side, one pass on conservative inputs",
-                            Seeding::kDirectConservative),
+                            Seeding::kDirectConservative, AssemblyStrategy::kNode),
     make_gpu_variant<Lanes>);
 
 }  // namespace

@@ -10,7 +10,7 @@ using Lanes = OneLanePerSide<SeededPasses<DualNum>, 128>;
 
 const VariantRegistrar registrar(gpu_variant_info<Lanes>("dn_2",
                                                          "DualNum, one thread per side making 5 passes (one per input)",
-                                                         Seeding::kSeededPrimitive),
+                                                         Seeding::kSeededPrimitive, AssemblyStrategy::kNode),
                                  make_gpu_variant<Lanes>);
 
 }  // namespace

@@ -11,7 +11,7 @@ using Lanes = OneLanePerSide<DirectPass<ExprDualNum5>>;
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn5_2",
                             "expression-template DualNum5, one thread per side, one pass on conservative inputs",
-                            Seeding::kDirectConservative),
+                            Seeding::kDirectConservative, AssemblyStrategy::kNode),
     make_gpu_variant<Lanes>);
 
 }  // namespace

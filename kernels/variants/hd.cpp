@@ -25,7 +25,7 @@ using Lanes = OneLanePerSide<HandSide, 128>;
 
 const VariantRegistrar registrar(gpu_variant_info<Lanes>("hd",
                                                          "hand-differentiated analytic Jacobian, one thread per side",
-                                                         Seeding::kAnalytic),
+                                                         Seeding::kAnalytic, AssemblyStrategy::kNode),
                                  make_gpu_variant<Lanes>);
 
 }  // namespace

@@ -59,7 +59,7 @@ struct RunRecord {
   std::string assembly;      ///< GPU assembly strategy: "edge" or "node"; empty for CPU variants
   int threads_per_edge = 0;  ///< the variant's lanes per edge (edge assembly)
   int threads_per_side = 0;  ///< the variant's lanes per (node, incident edge) (node assembly)
-  /// Work units per block as asked: edges (edge assembly) or nodes (node assembly); 0 = the variant's
+  /// Work units per block as asked: edges (edge assembly) or incident edges in whole rows (node assembly); 0 = the variant's
   /// default. resources->edges_per_block has the number used.
   int edges_per_block_requested = 0;
   int warmup = 0, reps = 0;

@@ -89,7 +89,7 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
       record.backend = to_string(info.backend);
       record.threads_per_edge = info.threads_per_edge;
       record.threads_per_side = info.threads_per_side;
-      if (info.backend == Backend::kCuda) record.assembly = to_string(request.timing.strategy);
+      if (info.backend == Backend::kCuda) record.assembly = to_string(resolve_strategy(request.timing.strategy, info));
     }
   record.mode = to_string(request.timing.mode);
   record.edges_per_block_requested = request.timing.edges_per_block;

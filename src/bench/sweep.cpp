@@ -82,7 +82,10 @@ SweepPlan plan_sweep(const SweepConfig& config) {
     for (const std::string& variant : variants) {
       const bool gpu = variant_info(variant).backend == Backend::kCuda;
       // CPU variants have no assembly strategy or block size: one case per mode.
-      const std::vector<AssemblyStrategy> variant_strategies = gpu ? strategies : std::vector{strategies.front()};
+      // `auto` becomes the variant's preferred strategy; a strategy asked for twice runs once.
+      std::vector<AssemblyStrategy> variant_strategies;
+      for (AssemblyStrategy strategy : strategies) add_unique(variant_strategies, resolve_strategy(strategy, variant_info(variant)));
+      if (!gpu) variant_strategies.resize(1);
       const std::vector<int> variant_units = gpu ? units_per_block : std::vector{0};
       for (AssemblyStrategy strategy : variant_strategies)
         for (int units : variant_units)

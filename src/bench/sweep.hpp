@@ -24,7 +24,7 @@ struct SweepConfig {
   std::vector<std::string> variants{"all"};     ///< names, comma lists or "all" (Registry::resolve)
   std::vector<std::string> meshes;              ///< files or generator specs (mesh_source.hpp)
   std::vector<std::string> modes{"full"};       ///< full, compute-only, scatter-only
-  std::vector<std::string> assemblies{"edge"};  ///< GPU assembly strategies: node, edge
+  std::vector<std::string> assemblies{"auto"};  ///< GPU assembly strategies: auto, node, edge
   std::vector<int> edges_per_block{0};          ///< GPU work units per block; 0 = the variant's default
   int warmup = 3;
   int reps = 20;

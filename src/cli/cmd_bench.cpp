@@ -133,13 +133,13 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       ->delimiter(',')
       ->check(CLI::IsMember({"full", "compute-only", "scatter-only"}))
       ->capture_default_str();
-  bench_app->add_option("--assembly", sweep.assemblies, "GPU assembly strategies: node, edge (see 'run --help')")
+  bench_app->add_option("--assembly", sweep.assemblies, "GPU assembly strategies: auto, node, edge (see 'run --help')")
       ->delimiter(',')
-      ->check(CLI::IsMember({"node", "edge"}))
+      ->check(CLI::IsMember({"auto", "node", "edge"}))
       ->capture_default_str();
   bench_app
       ->add_option("--edges-per-block", sweep.edges_per_block,
-                   "GPU tuning values to sweep: edges (edge assembly) or nodes (node assembly) per block; 0 = "
+                   "GPU tuning values to sweep: edges per block (edge assembly) or incident edges per block in whole rows (node assembly); 0 = "
                    "the variant's default")
       ->delimiter(',')
       ->capture_default_str();

@@ -11,13 +11,14 @@ namespace fluxjac {
 
 void add_list_command(CLI::App& app, CommandAction& action) {
   CLI::App* list = app.add_subcommand(
-      "list", "List the registered variants: description, backend, threads per edge, seeding, and (with a GPU) "
-              "each kernel's registers, local (spill) bytes and shared memory per block");
+      "list", "List the registered variants: description, backend, threads per edge, seeding, the assembly "
+              "strategy that --assembly auto picks, and (with a GPU) that kernel's registers, local (spill) bytes, "
+              "shared memory and threads per block");
   list->callback([&action] {
     action = [] {
       const bool gpu = gpu_available();
-      fmt::print("{:<10} {:<6} {:>7} {:<16} {:>5} {:>6} {:>7} {:>7}  {}\n", "variant", "backend", "thr/edge",
-                 "seeding", "regs", "local", "shared", "threads", "description");
+      fmt::print("{:<10} {:<6} {:>7} {:<16} {:<8} {:>5} {:>6} {:>7} {:>7}  {}\n", "variant", "backend", "thr/edge",
+                 "seeding", "assembly", "regs", "local", "shared", "threads", "description");
       for (const VariantInfo& info : Registry::instance().list()) {
         std::string regs = "-", local = "-", shared = "-", threads = "-";
         if (info.backend == Backend::kCuda && info.available && gpu) {
@@ -29,8 +30,10 @@ void add_list_command(CLI::App& app, CommandAction& action) {
           }
         }
         const std::string backend = info.available ? to_string(info.backend) : "cuda*";
-        fmt::print("{:<10} {:<7} {:>7} {:<16} {:>5} {:>6} {:>7} {:>7}  {}\n", info.name, backend,
-                   info.threads_per_edge, to_string(info.seeding), regs, local, shared, threads, info.description);
+        const std::string assembly = info.backend == Backend::kCuda ? to_string(info.preferred_assembly) : "-";
+        fmt::print("{:<10} {:<7} {:>7} {:<16} {:<8} {:>5} {:>6} {:>7} {:>7}  {}\n", info.name, backend,
+                   info.threads_per_edge, to_string(info.seeding), assembly, regs, local, shared, threads,
+                   info.description);
       }
       const auto infos = Registry::instance().list();
       const bool any_unbuilt = std::any_of(infos.begin(), infos.end(), [](const auto& i) { return !i.available; });

@@ -23,7 +23,7 @@ struct RunOptions {
   std::vector<std::string> variants{"reference"};
   TimingOptions timing;
   std::string mode = "full";
-  std::string assembly = "edge";
+  std::string assembly = "auto";
   bool validate = true;
   bool quiet = false;
   Tolerances tolerances;
@@ -131,12 +131,13 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   run_app
       ->add_option("--assembly", options->assembly,
                    "GPU assembly: node (each node sums its incident edges' own-side blocks: no atomics, "
-                   "deterministic Adiag) or edge (the paper's design: per-edge blocks, atomics into Adiag)")
-      ->check(CLI::IsMember({"node", "edge"}))
+                   "deterministic Adiag), edge (the paper's design: per-edge blocks, atomics into Adiag) or auto "
+                   "(each variant's faster one, shown by 'fluxjac list')")
+      ->check(CLI::IsMember({"auto", "node", "edge"}))
       ->capture_default_str();
   run_app
       ->add_option("--edges-per-block", options->timing.edges_per_block,
-                   "GPU tuning: edges per thread block (edge assembly) or nodes per block (node assembly); "
+                   "GPU tuning: edges per thread block (edge assembly), or at most this many incident edges per block in whole rows (node assembly); "
                    "0 = the variant's default")
       ->capture_default_str();
   run_app->add_flag("--validate,!--no-validate", options->validate, "compare with the reference (default on)");

@@ -35,12 +35,19 @@ AssemblyMode parse_assembly_mode(const std::string& text) {
   fail(ExitCode::kUsage, "unknown mode '{}': use full, compute-only or scatter-only", text);
 }
 
-const char* to_string(AssemblyStrategy strategy) { return strategy == AssemblyStrategy::kEdge ? "edge" : "node"; }
+const char* to_string(AssemblyStrategy strategy) {
+  switch (strategy) {
+    case AssemblyStrategy::kAuto: return "auto";
+    case AssemblyStrategy::kEdge: return "edge";
+    case AssemblyStrategy::kNode: return "node";
+  }
+  return "?";
+}
 
 AssemblyStrategy parse_assembly_strategy(const std::string& text) {
-  for (AssemblyStrategy strategy : {AssemblyStrategy::kEdge, AssemblyStrategy::kNode})
+  for (AssemblyStrategy strategy : {AssemblyStrategy::kAuto, AssemblyStrategy::kEdge, AssemblyStrategy::kNode})
     if (text == to_string(strategy)) return strategy;
-  fail(ExitCode::kUsage, "unknown assembly '{}': use edge or node", text);
+  fail(ExitCode::kUsage, "unknown assembly '{}': use auto, edge or node", text);
 }
 
 Registry& Registry::instance() {

@@ -19,8 +19,9 @@ enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
 /// How GPU variants assemble (docs/performance.md): per edge with atomics into Adiag (the paper's design),
-/// or per node, where each node sums its incident edges' outward-flux derivatives: no atomics.
-enum class AssemblyStrategy { kEdge, kNode };
+/// or per node, where each node sums its incident edges' outward-flux derivatives: no atomics. kAuto is
+/// each variant's measured-fastest one (VariantInfo::preferred_assembly).
+enum class AssemblyStrategy { kAuto, kEdge, kNode };
 
 const char* to_string(Backend backend);
 const char* to_string(Seeding seeding);
@@ -40,6 +41,8 @@ struct VariantInfo {
   int threads_per_edge = 1;  ///< edge-based assembly (the paper's mapping)
   int threads_per_side = 1;  ///< node-based assembly: threads per (node, incident edge)
   Seeding seeding = Seeding::kDirectConservative;
+  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/performance.md).
+  AssemblyStrategy preferred_assembly = AssemblyStrategy::kEdge;
   /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
   bool available = true;
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
@@ -61,9 +64,14 @@ struct TimingOptions {
   int warmup = 2;
   int reps = 10;
   AssemblyMode mode = AssemblyMode::kFull;
-  int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or nodes (node strategy) per block; 0 = default
-  AssemblyStrategy strategy = AssemblyStrategy::kEdge;
+  int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy) per block; 0 = default
+  AssemblyStrategy strategy = AssemblyStrategy::kAuto;
 };
+
+/// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.
+inline AssemblyStrategy resolve_strategy(AssemblyStrategy requested, const VariantInfo& info) {
+  return requested == AssemblyStrategy::kAuto ? info.preferred_assembly : requested;
+}
 
 /// \brief Per-repetition times in milliseconds.
 struct TimingSamples {
