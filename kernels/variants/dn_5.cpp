@@ -11,7 +11,7 @@ using Lanes = SeededColumnLanes<DualNum, 2, 96>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn_5", "DualNum, 5 threads per edge: thread k does input k of side L, then of side R",
-                            Seeding::kSeededPrimitive, AssemblyStrategy::kEdge),
+                            Seeding::kSeededPrimitive, AssemblyStrategy::kNode),
     make_gpu_variant<Lanes>);
 
 }  // namespace

@@ -12,7 +12,7 @@ using Lanes = SeededColumnLanes<ExprDualNum, 2, 96>;
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn_5",
                             "expression-template DualNum, 5 threads per edge: thread k does input k of side L, then R",
-                            Seeding::kSeededPrimitive, AssemblyStrategy::kEdge),
+                            Seeding::kSeededPrimitive, AssemblyStrategy::kNode),
     make_gpu_variant<Lanes>);
 
 }  // namespace
