@@ -16,6 +16,7 @@
 #include "bench/device_probe.hpp"
 #include "bench/json.hpp"
 #include "bench/mesh_source.hpp"
+#include "bench/sweep.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
 
@@ -222,6 +223,29 @@ TEST(BenchSweep, DryRunListsTheCrossProductAndRunsNothing) {
                                "[case 4/4] mixed:3:natural:7 reference compute-only", "mixed-3-natural-seed7.h5"})
     EXPECT_TRUE(contains(result.output, fragment)) << "\"" << fragment << "\" missing in:\n" << result.output;
   EXPECT_FALSE(std::filesystem::exists(folder.file("cache"))) << "a dry run generated meshes";
+}
+
+TEST(BenchSweep, AutoAssemblyBecomesEachVariantsStrategyAndRunsOnce) {
+  const auto variant_info = [](const std::string& name) {
+    for (const VariantInfo& info : Registry::instance().list())
+      if (info.name == name) return info;
+    throw std::runtime_error("no variant " + name);
+  };
+  for (const char* name : {"hd", "dn_10"})
+    if (!variant_info(name).available) GTEST_SKIP() << "CUDA variants are not built (FLUXJAC_CUDA=OFF)";
+  SweepConfig config;
+  config.variants = {"hd,dn_10"};
+  config.meshes = {"tet:2:rcm"};
+  config.assemblies = {"auto", "edge", "node"};
+  const SweepPlan plan = plan_sweep(config);
+  // auto duplicates one of the explicit strategies for each variant, so each runs edge and node once.
+  ASSERT_EQ(plan.cases.size(), 4u);
+  for (const SweepCase& sweep_case : plan.cases) EXPECT_NE(sweep_case.timing.strategy, AssemblyStrategy::kAuto);
+  config.assemblies = {"auto"};
+  const SweepPlan automatic = plan_sweep(config);
+  ASSERT_EQ(automatic.cases.size(), 2u);
+  for (const SweepCase& sweep_case : automatic.cases)
+    EXPECT_EQ(sweep_case.timing.strategy, variant_info(sweep_case.variant).preferred_assembly) << sweep_case.variant;
 }
 
 TEST(BenchUsage, BadMeshesVariantsAndValuesAreUsageErrors) {

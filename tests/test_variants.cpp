@@ -9,6 +9,7 @@
 #include "reference/reference.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
+#include "assembly/row_blocks.hpp"
 #include "variants/registry.hpp"
 
 namespace fluxjac {
@@ -194,6 +195,77 @@ TEST(Assembly, ReferenceIsIndependentOfThreadCountAndDeterministic) {
   assemble_reference(generated.mesh, generated.state, pattern, second);
   EXPECT_EQ(first.adiag, second.adiag);
   EXPECT_EQ(first.aoff, second.aoff);
+}
+
+}  // namespace
+}  // namespace fluxjac
+
+namespace fluxjac {
+namespace {
+
+// ---- node assembly: rows packed into thread blocks ----------------------------------------------------
+
+/// Checks every property pack_rows promises for one pattern and capacity.
+void expect_valid_packing(const std::vector<std::int32_t>& row_ptr, int capacity) {
+  const RowBlocks packed = pack_rows(row_ptr, capacity);
+  const std::int64_t n_rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  ASSERT_GE(packed.blocks(), 1);
+  EXPECT_EQ(packed.first_row.front(), 0);
+  EXPECT_EQ(packed.first_row.back(), n_rows);
+  int max_entries = 0, max_rows = 0;
+  for (std::int64_t b = 0; b < packed.blocks(); ++b) {
+    const int first = packed.first_row[b], last = packed.first_row[b + 1];
+    ASSERT_LT(first, last) << "block " << b << " is empty";
+    const int entries = row_ptr[last] - row_ptr[first], rows = last - first;
+    // Within capacity, or a single row that alone exceeds it.
+    EXPECT_TRUE((entries <= capacity && rows <= capacity) || rows == 1)
+        << "capacity " << capacity << ", block " << b << ": " << rows << " rows, " << entries << " entries";
+    // Greedy: the next row would not have fitted.
+    if (last < n_rows)
+      EXPECT_TRUE(row_ptr[last + 1] - row_ptr[first] > capacity || rows + 1 > capacity)
+          << "capacity " << capacity << ", block " << b << " could have taken row " << last;
+    max_entries = std::max(max_entries, entries);
+    max_rows = std::max(max_rows, rows);
+  }
+  EXPECT_EQ(packed.max_entries, max_entries);
+  EXPECT_EQ(packed.max_rows, max_rows);
+}
+
+TEST(NodeRowBlocks, PackWholeRowsGreedilyWithinCapacity) {
+  BoxMeshSpec spec;
+  spec.kind = "mixed";
+  spec.n = 5;
+  spec.order = "random";
+  const auto generated = generate_box_mesh(spec);
+  const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
+  const std::vector<std::int32_t> row_ptr(pattern.row_ptr.begin(), pattern.row_ptr.end());
+  for (int capacity : {1, 7, 32, 128, 1 << 20}) expect_valid_packing(row_ptr, capacity);
+  EXPECT_EQ(pack_rows(row_ptr, 1 << 20).blocks(), 1);
+  EXPECT_EQ(pack_rows(row_ptr, 1).blocks(), pattern.n_nodes);  // every row is longer than 1
+}
+
+TEST(NodeRowBlocks, RowsWithoutEntriesStillCountAgainstTheCapacity) {
+  // Isolated nodes have empty rows: without the row limit one block could hold arbitrarily many.
+  const std::vector<std::int32_t> row_ptr = {0, 0, 0, 0, 0, 3, 3, 10, 10};
+  expect_valid_packing(row_ptr, 2);
+  expect_valid_packing(row_ptr, 4);
+  EXPECT_EQ(pack_rows(row_ptr, 2).first_row, (std::vector<std::int32_t>{0, 2, 4, 5, 6, 7, 8}));
+}
+
+// ---- assembly strategy: `auto` is each variant's preferred one -----------------------------------------
+
+TEST(AssemblyStrategies, AutoResolvesToEachGpuVariantsPreferredStrategy) {
+  EXPECT_EQ(parse_assembly_strategy("auto"), AssemblyStrategy::kAuto);
+  EXPECT_EQ(parse_assembly_strategy("node"), AssemblyStrategy::kNode);
+  EXPECT_EQ(std::string(to_string(AssemblyStrategy::kAuto)), "auto");
+  EXPECT_THROW(parse_assembly_strategy("nodes"), Error);
+  for (const VariantInfo& info : Registry::instance().list()) {
+    if (info.backend != Backend::kCuda) continue;
+    EXPECT_NE(info.preferred_assembly, AssemblyStrategy::kAuto) << info.name;
+    EXPECT_EQ(resolve_strategy(AssemblyStrategy::kAuto, info), info.preferred_assembly) << info.name;
+    EXPECT_EQ(resolve_strategy(AssemblyStrategy::kEdge, info), AssemblyStrategy::kEdge) << info.name;
+    EXPECT_EQ(resolve_strategy(AssemblyStrategy::kNode, info), AssemblyStrategy::kNode) << info.name;
+  }
 }
 
 }  // namespace

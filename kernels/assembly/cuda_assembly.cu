@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "assembly/edge_input.hpp"
+#include "assembly/row_blocks.hpp"
 
 namespace fluxjac {
 namespace {
@@ -71,21 +72,12 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
 CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {
   NodeLaunch launch;
   launch.capacity = capacity;
-  if (block_first_row) block_first_row->assign(1, 0);
-  int max_rows = 0;
-  std::int64_t blocks = 0;
-  for (std::int64_t row = 0; row < n_nodes_;) {
-    // Greedy: add rows while the block stays within capacity; a row longer than capacity goes alone.
-    const std::int64_t first = row;
-    const std::int64_t first_entry = host_row_ptr_[first];
-    ++row;
-    while (row < n_nodes_ && row - first < capacity && host_row_ptr_[row + 1] - first_entry <= capacity) ++row;
-    launch.max_entries = std::max<int>(launch.max_entries, static_cast<int>(host_row_ptr_[row] - first_entry));
-    max_rows = std::max<int>(max_rows, static_cast<int>(row - first));
-    ++blocks;
-    if (block_first_row) block_first_row->push_back(static_cast<std::int32_t>(row));
-  }
+  RowBlocks packed = pack_rows(host_row_ptr_, capacity);
+  int max_rows = packed.max_rows;
+  launch.max_entries = packed.max_entries;
+  const std::int64_t blocks = packed.blocks();
   if (n_nodes_ == 0) launch.max_entries = max_rows = capacity;  // before setup: a full block
+  if (block_first_row) *block_first_row = std::move(packed.first_row);
   launch.blocks = static_cast<unsigned>(blocks);
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
   // One thread per lane of a full block, rounded to whole warps; a longer row loops.
