@@ -103,11 +103,7 @@ TEST(GpuFortranVectors, EveryVariantReproducesTheFortranJacobian) {
 /// Repeated runs agree (atomics may reorder sums, nothing more) and the Table IV modes run.
 TEST(GpuModes, RepeatedRunsAgreeAndTableFourModesRun) {
   FLUXJAC_REQUIRE_GPU();
-  BoxMeshSpec spec;
-  spec.kind = "mixed";
-  spec.n = 10;
-  spec.order = "random";
-  const GeneratedMesh generated = generate_box_mesh(spec);
+  const GeneratedMesh generated = test::generate_mesh("mixed", 10, "random");
   const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
   for (const auto& name : gpu_variants()) {
     for (AssemblyStrategy strategy : kStrategies) {

@@ -76,13 +76,18 @@ struct AssembledMesh {
   Jacobian reference;
 };
 
-/// \brief Generates a box mesh (kind tet|prism|mixed, n cells per direction, order) and assembles the reference.
-inline AssembledMesh assemble_generated(const std::string& kind, int n, const std::string& order = "natural") {
+/// \brief Generates a box mesh: kind tet|prism|mixed, n cells per direction, node order natural|random|rcm.
+inline GeneratedMesh generate_mesh(const std::string& kind, int n, const std::string& order = "natural") {
   BoxMeshSpec spec;
   spec.kind = kind;
   spec.n = n;
   spec.order = order;
-  AssembledMesh result{generate_box_mesh(spec), {}, {}};
+  return generate_box_mesh(spec);
+}
+
+/// \brief Generates a box mesh (as generate_mesh) and assembles the reference.
+inline AssembledMesh assemble_generated(const std::string& kind, int n, const std::string& order = "natural") {
+  AssembledMesh result{generate_mesh(kind, n, order), {}, {}};
   result.pattern = JacobianPattern::build(result.generated.mesh);
   assemble_reference(result.generated.mesh, result.generated.state, result.pattern, result.reference);
   return result;

@@ -90,10 +90,7 @@ TEST(VariantLanes, EveryVariantMatchesTheReferenceOnTheFortranVectors) {
 
 /// Lanes on the states of a generated mesh (all entropy-fix branches occur there).
 TEST(VariantLanes, EveryVariantMatchesTheReferenceOnAGeneratedMesh) {
-  BoxMeshSpec spec;
-  spec.kind = "mixed";
-  spec.n = 5;
-  const GeneratedMesh generated = generate_box_mesh(spec);
+  const GeneratedMesh generated = test::generate_mesh("mixed", 5);
   for (const auto& [name, emulate] : lane_mappings()) {
     double worst = 0.0;
     for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
@@ -232,11 +229,7 @@ void expect_valid_packing(const std::vector<std::int32_t>& row_ptr, int capacity
 }
 
 TEST(NodeRowBlocks, PackWholeRowsGreedilyWithinCapacity) {
-  BoxMeshSpec spec;
-  spec.kind = "mixed";
-  spec.n = 5;
-  spec.order = "random";
-  const auto generated = generate_box_mesh(spec);
+  const GeneratedMesh generated = test::generate_mesh("mixed", 5, "random");
   const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
   const std::vector<std::int32_t> row_ptr(pattern.row_ptr.begin(), pattern.row_ptr.end());
   for (int capacity : {1, 7, 32, 128, 1 << 20}) expect_valid_packing(row_ptr, capacity);
