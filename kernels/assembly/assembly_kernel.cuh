@@ -13,15 +13,18 @@ namespace fluxjac {
 /// Aoff entries per edge: Aoff[L,R] and Aoff[R,L], 25 each.
 inline constexpr int kAoffEntriesPerEdge = 2 * kBlockEntries;
 
-__device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge_index e) {
-  EdgeInput edge;
-  const node_index left = __ldg(&mesh.edges[2 * e]);
-  const node_index right = __ldg(&mesh.edges[2 * e + 1]);
+/// The conservative states of nodes `left` and `right` into `edge`.
+__device__ FLUXJAC_FORCEINLINE void load_states(const double* state, node_index left, node_index right, EdgeInput& edge) {
   FLUXJAC_UNROLL
   for (int k = 0; k < kBlock; ++k) {
-    edge.left[k] = __ldg(&mesh.state[static_cast<std::int64_t>(left) * kBlock + k]);
-    edge.right[k] = __ldg(&mesh.state[static_cast<std::int64_t>(right) * kBlock + k]);
+    edge.left[k] = __ldg(&state[static_cast<std::int64_t>(left) * kBlock + k]);
+    edge.right[k] = __ldg(&state[static_cast<std::int64_t>(right) * kBlock + k]);
   }
+}
+
+__device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge_index e) {
+  EdgeInput edge;
+  load_states(mesh.state, __ldg(&mesh.edges[2 * e]), __ldg(&mesh.edges[2 * e + 1]), edge);
   edge.normal = {__ldg(&mesh.normals[3 * e]), __ldg(&mesh.normals[3 * e + 1]), __ldg(&mesh.normals[3 * e + 2])};
   edge.area = __ldg(&mesh.areas[e]);
   return edge;
@@ -144,13 +147,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEd
     if (stage_flags & kStageCompute) {
       // The edge as seen from i: i is the left side and the normal points away from it.
       EdgeInput edge;
-      const double* own = mesh.state + static_cast<std::int64_t>(block.own[entry]) * kBlock;
-      const double* other = mesh.state + static_cast<std::int64_t>(block.other[entry]) * kBlock;
-      FLUXJAC_UNROLL
-      for (int k = 0; k < kBlock; ++k) {
-        edge.left[k] = __ldg(own + k);
-        edge.right[k] = __ldg(other + k);
-      }
+      load_states(mesh.state, block.own[entry], block.other[entry], edge);
       edge.normal = {normal_xy.x, normal_xy.y, normal_z_area.x};
       edge.area = normal_z_area.y;
       Policy::compute_side(lane, edge, 0, edge.area, out);

@@ -51,7 +51,8 @@ std::optional<KernelResources> CudaAssembly::resources() const {
     resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units);
     resources.block_threads = units * lanes(strategy);
   } else {
-    const NodeLaunch launch = plan_rows(units, nullptr);
+    // The packing of the last node run, or, before one, a plan (a full block before setup).
+    const NodeLaunch launch = node_launch_.capacity == units ? node_launch_ : plan_rows(units, nullptr);
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
   }
@@ -73,18 +74,16 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::
   NodeLaunch launch;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
-  int max_rows = packed.max_rows;
+  if (n_nodes_ == 0) packed.max_entries = packed.max_rows = capacity;  // before setup: a full block
   launch.max_entries = packed.max_entries;
-  const std::int64_t blocks = packed.blocks();
-  if (n_nodes_ == 0) launch.max_entries = max_rows = capacity;  // before setup: a full block
-  if (block_first_row) *block_first_row = std::move(packed.first_row);
-  launch.blocks = static_cast<unsigned>(blocks);
+  launch.blocks = static_cast<unsigned>(packed.blocks());
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
   // One thread per lane of a full block, rounded to whole warps; a longer row loops.
   launch.threads = std::min((capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32);
   launch.shared_bytes = static_cast<std::size_t>(launch.max_entries) *
                             (kBlockEntries * sizeof(double) + sizeof(std::int32_t) + 2 * sizeof(node_index)) +
-                        static_cast<std::size_t>(max_rows + 1) * sizeof(std::int32_t);
+                        static_cast<std::size_t>(packed.max_rows + 1) * sizeof(std::int32_t);
+  if (block_first_row) *block_first_row = std::move(packed.first_row);
   return launch;
 }
 
