@@ -10,19 +10,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "assembly/cuda_check.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/mesh_io.hpp"
 
 using namespace fluxjac;
-
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__);        \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 enum : int { kAoff = 1, kAdiagAtomic = 2, kAdiagStore = 4, kAoffContiguous = 8 };
 
@@ -75,28 +67,28 @@ int main(int argc, char** argv) {
   int *d_edges, *d_slots;
   float* d_aoff;
   double* d_adiag;
-  CK(cudaMalloc(&d_edges, 8 * E));
-  CK(cudaMalloc(&d_slots, 8 * E));
-  CK(cudaMalloc(&d_aoff, sizeof(float) * 25 * std::max<long>(pattern.nnz(), 2 * E)));
-  CK(cudaMalloc(&d_adiag, sizeof(double) * 25 * mesh.n_nodes));
-  CK(cudaMemcpy(d_edges, mesh.edges.data(), 8 * E, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_slots, slots.data(), 8 * E, cudaMemcpyHostToDevice));
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&d_edges, 8 * E));
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&d_slots, 8 * E));
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&d_aoff, sizeof(float) * 25 * std::max<long>(pattern.nnz(), 2 * E)));
+  FLUXJAC_CUDA_CHECK(cudaMalloc(&d_adiag, sizeof(double) * 25 * mesh.n_nodes));
+  FLUXJAC_CUDA_CHECK(cudaMemcpy(d_edges, mesh.edges.data(), 8 * E, cudaMemcpyHostToDevice));
+  FLUXJAC_CUDA_CHECK(cudaMemcpy(d_slots, slots.data(), 8 * E, cudaMemcpyHostToDevice));
   cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  FLUXJAC_CUDA_CHECK(cudaEventCreate(&a));
+  FLUXJAC_CUDA_CHECK(cudaEventCreate(&b));
+  FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   auto time = [&](auto launch) {
     std::vector<float> t;
     for (int r = 0; r < 13; ++r) {
-      cudaEventRecord(a);
+      FLUXJAC_CUDA_CHECK(cudaEventRecord(a));
       launch();
-      cudaEventRecord(b);
-      CK(cudaEventSynchronize(b));
+      FLUXJAC_CUDA_CHECK(cudaEventRecord(b));
+      FLUXJAC_CUDA_CHECK(cudaEventSynchronize(b));
       float ms;
-      cudaEventElapsedTime(&ms, a, b);
+      FLUXJAC_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
       if (r >= 3) t.push_back(ms);
     }
-    CK(cudaGetLastError());
+    FLUXJAC_CUDA_CHECK(cudaGetLastError());
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   };
