@@ -1,6 +1,7 @@
 #include "variants/registry.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -29,10 +30,26 @@ const char* to_string(AssemblyMode mode) {
   return "?";
 }
 
+namespace {
+
+/// \brief The value whose to_string is `text`; otherwise a usage error listing the names ("use a, b or c").
+template <class Enum>
+Enum parse_named(const std::string& text, std::initializer_list<Enum> values, const char* what) {
+  std::string names;
+  std::size_t index = 0;
+  for (Enum value : values) {
+    if (text == to_string(value)) return value;
+    names += (index == 0 ? "" : index + 1 == values.size() ? " or " : ", ");
+    names += to_string(value);
+    ++index;
+  }
+  fail(ExitCode::kUsage, "unknown {} '{}': use {}", what, text, names);
+}
+
+}  // namespace
+
 AssemblyMode parse_assembly_mode(const std::string& text) {
-  for (AssemblyMode mode : {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly})
-    if (text == to_string(mode)) return mode;
-  fail(ExitCode::kUsage, "unknown mode '{}': use full, compute-only or scatter-only", text);
+  return parse_named(text, {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}, "mode");
 }
 
 const char* to_string(AssemblyStrategy strategy) {
@@ -45,9 +62,7 @@ const char* to_string(AssemblyStrategy strategy) {
 }
 
 AssemblyStrategy parse_assembly_strategy(const std::string& text) {
-  for (AssemblyStrategy strategy : {AssemblyStrategy::kAuto, AssemblyStrategy::kEdge, AssemblyStrategy::kNode})
-    if (text == to_string(strategy)) return strategy;
-  fail(ExitCode::kUsage, "unknown assembly '{}': use auto, edge or node", text);
+  return parse_named(text, {AssemblyStrategy::kAuto, AssemblyStrategy::kEdge, AssemblyStrategy::kNode}, "assembly");
 }
 
 Registry& Registry::instance() {
