@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "assembly/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/mesh_io.hpp"
 

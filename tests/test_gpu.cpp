@@ -6,7 +6,7 @@
 #include "mesh/generator.hpp"
 #include "reference/reference.hpp"
 #include "test_support.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 namespace {

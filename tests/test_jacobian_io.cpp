@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "jacobian/jacobian_io.hpp"
-#include "mesh/file_info.hpp"
+#include "cli/file_info.hpp"
 #include "mesh/mesh_io.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <limits>
 
-#include "mesh/file_info.hpp"
+#include "cli/file_info.hpp"
 #include "mesh/mesh_io.hpp"
 #include "physics/gas.hpp"
 #include "test_support.hpp"

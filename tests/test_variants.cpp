@@ -9,8 +9,8 @@
 #include "reference/reference.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
-#include "assembly/row_blocks.hpp"
-#include "variants/registry.hpp"
+#include "gpu/row_blocks.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 namespace {
@@ -218,9 +218,10 @@ void expect_valid_packing(const std::vector<std::int32_t>& row_ptr, int capacity
     EXPECT_TRUE((entries <= capacity && rows <= capacity) || rows == 1)
         << "capacity " << capacity << ", block " << b << ": " << rows << " rows, " << entries << " entries";
     // Greedy: the next row would not have fitted.
-    if (last < n_rows)
+    if (last < n_rows) {
       EXPECT_TRUE(row_ptr[last + 1] - row_ptr[first] > capacity || rows + 1 > capacity)
           << "capacity " << capacity << ", block " << b << " could have taken row " << last;
+    }
     max_entries = std::max(max_entries, entries);
     max_rows = std::max(max_rows, rows);
   }

@@ -5,7 +5,8 @@
 // coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot).
 #pragma once
 
-#include "assembly/cuda_assembly.hpp"
+#include "assembly/block_signs.hpp"
+#include "assembly/device_views.hpp"
 #include "assembly/edge_input.hpp"
 
 namespace fluxjac {
@@ -42,7 +43,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_in
     const int entry = item - local_edge * kAoffEntriesPerEdge - side * kBlockEntries;
     const double value = staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + entry];
     const node_index node = __ldg(&mesh.edges[2 * (first + local_edge) + side]);
-    atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], side == 0 ? value : -value);
+    atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], block_signs(side).diagonal * value);
   }
 }
 
@@ -55,10 +56,10 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
     const int target = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: Aoff[L,R], 1: Aoff[R,L]
     const int entry = item - local_edge * kAoffEntriesPerEdge - target * kBlockEntries;
     const edge_index e = first + local_edge;
-    const double* local = staging + local_edge * kLocalJacobianEntries;
-    const double value = target == 0 ? local[kBlockEntries + entry] : -local[entry];  // JR, -JL
+    const int side = 1 - target;  // Aoff[L,R] holds R's block JR, Aoff[R,L] holds L's block JL
+    const double value = staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + entry];
     aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + target])) * kBlockEntries + entry] =
-        static_cast<float>(value);
+        static_cast<float>(block_signs(side).off_diagonal * value);
   }
 }
 
@@ -163,7 +164,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEd
     const int entry = item / kBlockEntries;
     const int component = item - entry * kBlockEntries;
     jacobian.aoff[static_cast<std::int64_t>(block.transpose[entry]) * kBlockEntries + component] =
-        static_cast<float>(-block.staging[item]);
+        static_cast<float>(block_signs(0).off_diagonal * block.staging[item]);
   }
   // ---- Adiag: each node sums its row's blocks in order and stores the result ------------------------------
   for (int item = threadIdx.x; item < row_count * kBlockEntries; item += blockDim.x) {
@@ -172,44 +173,9 @@ __global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEd
     double sum = 0.0;
     for (int k = block.row_start[row] - first_entry; k < block.row_start[row + 1] - first_entry; ++k)
       sum += block.staging[k * kBlockEntries + component];
-    jacobian.adiag[static_cast<std::int64_t>(first_row + row) * kBlockEntries + component] = sum;
+    jacobian.adiag[static_cast<std::int64_t>(first_row + row) * kBlockEntries + component] =
+        block_signs(0).diagonal * sum;
   }
 }
-
-/// \brief A GPU variant: the shared lifecycle plus both assembly kernels instantiated for one policy.
-template <class Policy>
-class CudaVariant final : public CudaAssembly {
- public:
-  using CudaAssembly::CudaAssembly;
-
- protected:
-  void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
-                   int stage_flags) override {
-    const std::size_t shared_bytes = edge_block_shared_bytes(edges_per_block);
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes)));
-    const edge_index blocks = (edges.n_edges + edges_per_block - 1) / edges_per_block;
-    assembly_kernel<Policy><<<static_cast<unsigned>(blocks), edges_per_block * Policy::kLanesPerEdge, shared_bytes>>>(
-        edges, jacobian, edges_per_block, stage_flags);
-  }
-  void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
-                   const NodeLaunch& launch, int stage_flags) override {
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(launch.shared_bytes)));
-    node_assembly_kernel<Policy><<<launch.blocks, launch.threads, launch.shared_bytes>>>(edges, map, jacobian,
-                                                                                        launch.max_entries, stage_flags);
-  }
-  cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
-    cudaFuncAttributes attributes{};
-    if (strategy == AssemblyStrategy::kEdge)
-      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, assembly_kernel<Policy>));
-    else
-      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_assembly_kernel<Policy>));
-    return attributes;
-  }
-  int lanes(AssemblyStrategy strategy) const override {
-    return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
-  }
-};
 
 }  // namespace fluxjac

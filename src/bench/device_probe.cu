@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "assembly/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/event_timer.hpp"
 
 namespace fluxjac {
 namespace {
@@ -27,22 +28,15 @@ __global__ void fp64_fma_kernel(double* out, double a, double b) {
 /// Median of `reps` event-timed runs of `work` after one warm-up.
 template <class Work>
 double median_ms(int reps, Work&& work) {
-  cudaEvent_t start, stop;
-  FLUXJAC_CUDA_CHECK(cudaEventCreate(&start));
-  FLUXJAC_CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   work();
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
-    FLUXJAC_CUDA_CHECK(cudaEventRecord(start));
+    timer.start();
     work();
-    FLUXJAC_CUDA_CHECK(cudaEventRecord(stop));
-    FLUXJAC_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    FLUXJAC_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
+    timer.stop();
+    times.push_back(timer.elapsed_ms());
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }

@@ -10,7 +10,7 @@
 
 #include "bench/device_probe.hpp"
 #include "jacobian/compare.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 

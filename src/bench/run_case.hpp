@@ -15,7 +15,7 @@
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 

@@ -15,7 +15,7 @@
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
 #include "jacobian/compare.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "mesh/file_info.hpp"
+#include "cli/file_info.hpp"
 
 namespace fluxjac {
 

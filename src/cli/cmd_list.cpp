@@ -5,7 +5,7 @@
 
 #include "bench/device_probe.hpp"
 #include "cli/commands.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 

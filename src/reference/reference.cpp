@@ -4,9 +4,10 @@
 #include <chrono>
 
 #include "ad/dual.hpp"
+#include "assembly/block_signs.hpp"
 #include "physics/roe_flux.hpp"
 #include "util/error.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace fluxjac {
 
@@ -38,16 +39,17 @@ void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobian
 
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
                             block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian) {
-  double* adiag_left = &jacobian.adiag[static_cast<std::size_t>(left) * kBlockEntries];
-  double* adiag_right = &jacobian.adiag[static_cast<std::size_t>(right) * kBlockEntries];
-  float* aoff_lr = &jacobian.aoff[static_cast<std::size_t>(slot_lr) * kBlockEntries];
-  float* aoff_rl = &jacobian.aoff[static_cast<std::size_t>(slot_rl) * kBlockEntries];
-  for (int i = 0; i < kBlockEntries; ++i) {
-    const double jl = local[i], jr = local[kBlockEntries + i];
-    adiag_left[i] += jl;   // Adiag[L] += JL
-    adiag_right[i] -= jr;  // Adiag[R] -= JR
-    aoff_lr[i] = static_cast<float>(jr);   // Aoff[L,R] = JR
-    aoff_rl[i] = static_cast<float>(-jl);  // Aoff[R,L] = -JL
+  const node_index node[2] = {left, right};
+  const block_offset transposed_slot[2] = {slot_rl, slot_lr};  // Aoff[other, own] of each side
+  for (int side = 0; side < 2; ++side) {
+    const BlockSigns signs = block_signs(side);
+    double* adiag = &jacobian.adiag[static_cast<std::size_t>(node[side]) * kBlockEntries];
+    float* aoff = &jacobian.aoff[static_cast<std::size_t>(transposed_slot[side]) * kBlockEntries];
+    for (int i = 0; i < kBlockEntries; ++i) {
+      const double value = local[side * kBlockEntries + i];
+      adiag[i] += signs.diagonal * value;
+      aoff[i] = static_cast<float>(signs.off_diagonal * value);
+    }
   }
 }
 

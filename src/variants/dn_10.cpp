@@ -1,7 +1,7 @@
 // fluxjac variant dn_10: DualNum (value + 1 derivative), one thread per input: 10 threads per edge.
 // Zubair et al., HiPC 2023, Table I.
 #include "ad/dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

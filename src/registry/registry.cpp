@@ -1,4 +1,4 @@
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 
 #include <algorithm>
 #include <initializer_list>

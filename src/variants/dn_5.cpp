@@ -2,7 +2,7 @@
 // Zubair et al., HiPC 2023, Table I.
 // Node-based assembly computes one side per node, so there dn_5 maps like dn_10 (5 threads per side).
 #include "ad/dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

@@ -1,4 +1,4 @@
-#include "mesh/file_info.hpp"
+#include "cli/file_info.hpp"
 
 #include <fmt/format.h>
 

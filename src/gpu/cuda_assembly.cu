@@ -1,42 +1,14 @@
-#include "assembly/cuda_assembly.hpp"
+#include "gpu/cuda_assembly.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "assembly/edge_input.hpp"
-#include "assembly/row_blocks.hpp"
+#include "gpu/event_timer.hpp"
+#include "gpu/row_blocks.hpp"
 
 namespace fluxjac {
-namespace {
-
-/// Times a stretch of default-stream work with CUDA events.
-class EventTimer {
- public:
-  EventTimer() {
-    FLUXJAC_CUDA_CHECK(cudaEventCreate(&start_));
-    FLUXJAC_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~EventTimer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  void start() { FLUXJAC_CUDA_CHECK(cudaEventRecord(start_)); }
-  void stop() { FLUXJAC_CUDA_CHECK(cudaEventRecord(stop_)); }
-  double elapsed_ms() {
-    FLUXJAC_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0.0f;
-    FLUXJAC_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
-
-}  // namespace
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
@@ -145,10 +117,12 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   if (strategy_ == AssemblyStrategy::kNode && node_launch_.capacity != units_per_block_) {
     std::vector<std::int32_t> first_rows;
     node_launch_ = plan_rows(units_per_block_, &first_rows);
-    if (node_launch_.shared_bytes > 227 * 1024)
+    const std::size_t shared_limit = max_shared_bytes_per_block();
+    if (node_launch_.shared_bytes > shared_limit)
       fail(ExitCode::kUsage,
-           "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory; "
-           "use fewer edges per block", units_per_block_, node_launch_.shared_bytes);
+           "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory, the "
+           "device allows {}: use fewer edges per block",
+           units_per_block_, node_launch_.shared_bytes, shared_limit);
     block_first_row_.upload(first_rows.data(), first_rows.size());
   }
   const DeviceNodeMap map{row_ptr_.data(), col_idx_.data(), entry_transpose_.data(), entry_face_.data(),

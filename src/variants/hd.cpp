@@ -1,6 +1,6 @@
 // fluxjac variant hd: the hand-differentiated analytic Jacobian, one thread per side.
 // Zubair et al., HiPC 2023, Table I. The analytic derivatives live in physics/roe_jacobian_hd.hpp.
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 #include "physics/roe_jacobian_hd.hpp"
 
 namespace fluxjac {

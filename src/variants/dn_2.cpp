@@ -1,7 +1,7 @@
 // fluxjac variant dn_2: DualNum, one thread per side making 5 passes (one per input).
 // Zubair et al., HiPC 2023, Table I.
 #include "ad/dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

@@ -1,7 +1,7 @@
 // fluxjac variant edn5_2: expression-template DualNum5, one thread per side, one pass on conservative inputs.
 // Zubair et al., HiPC 2023, Table I.
 #include "ad/expr_dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

@@ -2,7 +2,7 @@
 // Zubair et al., HiPC 2023, Table I.
 // Node-based assembly computes one side per node, so there edn_5 uses 5 threads per side.
 #include "ad/expr_dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

@@ -1,7 +1,7 @@
 // fluxjac variant dn5_2: DualNum5 (value + 5 derivatives), one thread per side, one pass on conservative inputs.
 // Zubair et al., HiPC 2023, Table I.
 #include "ad/dual.hpp"
-#include "assembly/gpu_variant.hpp"
+#include "gpu/gpu_variant.hpp"
 
 namespace fluxjac {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "assembly/lane_work.hpp"
-#include "variants/registry.hpp"
+#include "registry/registry.hpp"
 #if defined(__CUDACC__)
-#include "assembly/assembly_kernel.cuh"
+#include "gpu/cuda_variant.cuh"
 #endif
 
 namespace fluxjac {

@@ -1,0 +1,47 @@
+// fluxjac — what the assembly kernels read and write: plain views of device arrays, filled by the host side.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "types.hpp"
+
+namespace fluxjac {
+
+/// Kernel inputs, read-only during assembly.
+struct DeviceEdges {
+  const node_index* edges;  ///< [n_edges][2] (L, R)
+  const double* normals;    ///< [n_edges][3]
+  const double* areas;      ///< [n_edges]
+  const std::int32_t* slots;  ///< [n_edges][2]: block index of Aoff[L,R] and Aoff[R,L]
+  const double* state;      ///< [n_nodes][5] conservative
+  edge_index n_edges;
+};
+
+/// Node-based assembly: the block-CSR rows; per entry (i, j) of row i the column j, the position of the
+/// transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i (outward unit normal
+/// and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of each thread
+/// block (whole rows packed to a capacity of entries at setup).
+struct DeviceNodeMap {
+  const std::int32_t* row_ptr;          ///< [n_nodes + 1]
+  const node_index* col_idx;            ///< [nnz]: j
+  const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
+  const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
+  const std::int32_t* block_first_row;  ///< [blocks + 1]
+};
+
+/// Kernel outputs.
+struct DeviceJacobian {
+  double* adiag;  ///< [n_nodes][25], accumulated with atomics (zeroed before each assembly)
+  float* aoff;    ///< [nnz][25], each block written by exactly one edge
+};
+
+/// Dynamic shared memory of one edge-strategy block: the staged local Jacobians (two blocks of 25 doubles per edge).
+inline std::size_t edge_block_shared_bytes(int edges_per_block) {
+  return static_cast<std::size_t>(edges_per_block) * 2 * kBlockEntries * sizeof(double);
+}
+
+/// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away.
+enum StageFlags : int { kStageCompute = 1, kStageScatter = 2 };
+
+}  // namespace fluxjac
