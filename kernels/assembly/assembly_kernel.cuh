@@ -33,8 +33,8 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
 
 /// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR, one atomic per entry;
 /// 25 consecutive threads update the 25 consecutive doubles of one block. These 50 float64 atomics per edge
-/// are the edge strategy's largest cost (279M on the paper-size mesh take 1.13 ms on an H100); the node strategy
-/// has none (docs/performance.md section 4, items 9-10).
+/// are the edge strategy's largest cost (measured in docs/performance.md section 4, items 9-10); the node
+/// strategy has none.
 __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_index first, int count,
                                                   const DeviceEdges& mesh, double* adiag) {
   for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {

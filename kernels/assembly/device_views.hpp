@@ -32,7 +32,8 @@ struct DeviceNodeMap {
 
 /// Kernel outputs.
 struct DeviceJacobian {
-  double* adiag;  ///< [n_nodes][25], accumulated with atomics (zeroed before each assembly)
+  double* adiag;  ///< [n_nodes][25]: the edge strategy accumulates with atomics (zeroed before each assembly),
+                  ///< the node strategy stores each block once
   float* aoff;    ///< [nnz][25], each block written by exactly one edge
 };
 

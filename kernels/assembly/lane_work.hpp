@@ -70,7 +70,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side,
 // A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
 // (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
 // kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
-// beat a few spills (H100: hd 2.45 -> 2.14 ms at 128, dn_10 7.66 -> 4.83 ms at 96; docs/performance.md).
+// beat a few spills (the caps and what they gained are measured in docs/performance.md).
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).

@@ -15,9 +15,8 @@ struct BuildInfo {
 
 /// \brief The build of the running executable.
 ///
-/// The flags come from FLUXJAC_CXX_FLAGS / FLUXJAC_CUDA_FLAGS when the build defines them for
-/// build_info.cpp; otherwise cxx_flags lists what the compiler's predefined macros reveal (optimization,
-/// NDEBUG, OpenMP, fast-math, vector ISA), marked "(from predefined macros)".
+/// The flags are FLUXJAC_CXX_FLAGS / FLUXJAC_CUDA_FLAGS, which CMakeLists.txt defines for build_info.cpp from
+/// the build type's flags and the project's own options.
 const BuildInfo& build_info();
 
 }  // namespace fluxjac

@@ -1,4 +1,4 @@
-// fluxjac — command-line entry: subcommands run, list, info, mesh, device.
+// fluxjac — command-line entry: subcommands run, bench, compare, list, info, mesh (gen, dual), device.
 #pragma once
 
 namespace fluxjac {

@@ -36,9 +36,8 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   // Edge strategy: 16 edges per block was the best or near-best setting of every variant (H200 sweep):
   // small blocks let many blocks per SM overlap one block's compute with another's scatter.
   if (strategy == AssemblyStrategy::kEdge) return std::max(1, std::min(16, max_threads / lanes(strategy)));
-  // Node strategy: blocks of whole rows with at most this many entries (incident edges). H100 sweep
-  // (docs/performance.md): 128 was best for the one-thread-per-side variants (hd 1.46 ms against 1.52 at 64
-  // and 1.48 at 256).
+  // Node strategy: blocks of whole rows with at most this many entries (incident edges): 128 was best for the
+  // one-thread-per-side variants in the H100 sweep of docs/performance.md, 32 for the five-lane ones.
   return std::max(1, std::min(lanes(strategy) == 1 ? 128 : 32, max_threads / lanes(strategy)));
 }
 
