@@ -1,7 +1,9 @@
 // Benchmark tooling: `fluxjac bench` sweeps (configs/bench-ci.toml on the CPU reference: CSV and JSON contents,
 // skipped cases, the mesh cache, progress), `fluxjac compare` regression checks (identical files, an injected
-// slowdown, an injected validation failure, missing cases), the golden Jacobian in tests/data, the JSON reader,
-// generator specs, and scripts/plot_bench.py on the checked-in sample result file.
+// slowdown, an injected validation failure, missing cases), the result model (record -> JSON, CSV and table ->
+// compare) and the hardened reader of result files, the golden Jacobian in tests/data, generator specs, and
+// scripts/plot_bench.py on the checked-in sample result file.
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -11,11 +13,15 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "bench/device_probe.hpp"
-#include "bench/json.hpp"
 #include "bench/mesh_source.hpp"
+#include "bench/report.hpp"
+#include "bench/result_compare.hpp"
 #include "bench/sweep.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
@@ -23,6 +29,7 @@
 namespace fluxjac {
 namespace {
 
+using nlohmann::ordered_json;
 using test::CommandResult;
 using test::run_fluxjac;
 using test::TempDir;
@@ -39,7 +46,7 @@ std::string read_text(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-Json read_json(const std::string& path) { return Json::parse(read_text(path), path); }
+ordered_json read_json(const std::string& path) { return ordered_json::parse(read_text(path)); }
 
 /// \brief CSV records split into fields (RFC 4180 quoting), header first.
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
@@ -95,11 +102,11 @@ const CiSweep& ci_sweep() {
 
 /// \brief Writes a copy of the CI results with `edit` applied to its runs array; returns the path.
 std::string edited_results(const TempDir& folder, const std::string& name,
-                           const std::function<void(Json& runs)>& edit) {
-  Json results = read_json(ci_sweep().json);
-  edit(*results.find("runs"));
+                           const std::function<void(ordered_json& runs)>& edit) {
+  ordered_json results = read_json(ci_sweep().json);
+  edit(results.at("runs"));
   const std::string path = folder.file(name);
-  std::ofstream(path) << results.dump();
+  std::ofstream(path) << results.dump(2);
   return path;
 }
 
@@ -118,51 +125,50 @@ TEST(BenchSweep, CiConfigRunsEveryCaseAndRecordsTheSkippedOnes) {
 
 TEST(BenchSweep, JsonHoldsBuildMetadataAndOneRunPerCase) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
-  const Json results = read_json(ci_sweep().json);
-  EXPECT_EQ(results.string_or("schema", ""), "fluxjac-bench");
-  EXPECT_EQ(results.number_or("schema_version", 0), 1);
-  const Json* build = results.find("fluxjac");
-  ASSERT_TRUE(build);
+  const ordered_json results = read_json(ci_sweep().json);
+  EXPECT_EQ(results.at("schema"), "fluxjac-bench");
+  EXPECT_EQ(results.at("schema_version"), 1);
+  const ordered_json& build = results.at("fluxjac");
   for (const char* key : {"version", "git_revision", "cxx_compiler", "cxx_flags", "build_type"})
-    EXPECT_FALSE(build->string_or(key, "").empty()) << key;
-  ASSERT_TRUE(results.find("device"));
-  EXPECT_TRUE(results.find("device")->is_null()) << "no device in a CPU-only sweep";
-  EXPECT_EQ(results.find("model")->number_or("flops_per_edge", 0), 2700);
+    EXPECT_FALSE(build.at(key).get<std::string>().empty()) << key;
+  ASSERT_TRUE(results.contains("device"));
+  EXPECT_TRUE(results.at("device").is_null()) << "no device in a CPU-only sweep";
+  EXPECT_EQ(results.at("model").at("flops_per_edge"), 2700);
 
-  const std::vector<Json>& runs = results.find("runs")->items();
+  const ordered_json& runs = results.at("runs");
   ASSERT_EQ(runs.size(), 4u);
   const std::vector<std::pair<std::string, std::string>> expected = {{"mixed:4:rcm", "full"},
                                                                      {"mixed:4:rcm", "compute-only"},
                                                                      {"tet:3:random", "full"},
                                                                      {"tet:3:random", "compute-only"}};
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const Json& run = runs[i];
+    const ordered_json& run = runs[i];
     SCOPED_TRACE(fmt::format("runs[{}]", i));
-    EXPECT_EQ(run.string_or("mesh", ""), expected[i].first);
-    EXPECT_EQ(run.string_or("mode", ""), expected[i].second);
-    EXPECT_EQ(run.string_or("variant", ""), "reference");
-    EXPECT_EQ(run.string_or("mesh_order", ""), i < 2 ? "rcm" : "random");
-    EXPECT_GT(run.number_or("ordering_bandwidth", 0), 0);
-    EXPECT_GT(run.number_or("n_edges", 0), 0);
-    EXPECT_GT(run.number_or("model_bytes", 0), 0);
-    EXPECT_EQ(run.number_or("reps", 0), 2);
+    EXPECT_EQ(run.at("mesh"), expected[i].first);
+    EXPECT_EQ(run.at("mode"), expected[i].second);
+    EXPECT_EQ(run.at("variant"), "reference");
+    EXPECT_EQ(run.at("mesh_order"), i < 2 ? "rcm" : "random");
+    EXPECT_GT(run.at("ordering_bandwidth").get<double>(), 0);
+    EXPECT_GT(run.at("n_edges").get<double>(), 0);
+    EXPECT_GT(run.at("model_bytes").get<double>(), 0);
+    EXPECT_EQ(run.at("reps"), 2);
     if (expected[i].second == "full") {
-      EXPECT_EQ(run.string_or("status", ""), "ok");
-      const Json* times = run.find("assembly_ms");
-      ASSERT_TRUE(times && times->is_object());
-      EXPECT_GT(times->number_or("median", 0), 0);
-      EXPECT_LE(times->number_or("min", 0), times->number_or("median", 0));
-      EXPECT_LE(times->number_or("median", 0), times->number_or("max", 0));
-      EXPECT_GT(run.number_or("ns_per_edge", 0), 0);
-      const Json* validation = run.find("validation");
-      ASSERT_TRUE(validation && validation->is_object());
-      EXPECT_TRUE(validation->find("passed")->as_bool());
-      EXPECT_EQ(validation->number_or("adiag_error", -1), 0.0) << "the reference against itself";
+      EXPECT_EQ(run.at("status"), "ok");
+      const ordered_json& times = run.at("assembly_ms");
+      ASSERT_TRUE(times.is_object());
+      EXPECT_GT(times.at("median").get<double>(), 0);
+      EXPECT_LE(times.at("min").get<double>(), times.at("median").get<double>());
+      EXPECT_LE(times.at("median").get<double>(), times.at("max").get<double>());
+      EXPECT_GT(run.at("ns_per_edge").get<double>(), 0);
+      const ordered_json& validation = run.at("validation");
+      ASSERT_TRUE(validation.is_object());
+      EXPECT_EQ(validation.at("passed"), true);
+      EXPECT_EQ(validation.at("adiag_error"), 0.0) << "the reference against itself";
     } else {
-      EXPECT_EQ(run.string_or("status", ""), "skipped");
-      EXPECT_TRUE(contains(run.string_or("reason", ""), "runs only in mode 'full'"));
-      EXPECT_TRUE(run.find("assembly_ms")->is_null());
-      EXPECT_TRUE(run.find("validation")->is_null());
+      EXPECT_EQ(run.at("status"), "skipped");
+      EXPECT_TRUE(contains(run.at("reason").get<std::string>(), "runs only in mode 'full'"));
+      EXPECT_TRUE(run.at("assembly_ms").is_null());
+      EXPECT_TRUE(run.at("validation").is_null());
     }
   }
 }
@@ -280,11 +286,10 @@ TEST(BenchSweep, ConfigKeysAreTheLongOptionNames) {
       run_fluxjac(fmt::format("bench -q --config {} --reps 2 --cache {} --json {}", shell_quoted(config),
                               shell_quoted(folder.file("cache")), shell_quoted(json)));
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  const Json results = read_json(json);
-  const std::vector<Json>& runs = results.find("runs")->items();
+  const ordered_json runs = read_json(json).at("runs");
   ASSERT_EQ(runs.size(), 1u) << "CPU variants have no assembly or block-size axis";
-  EXPECT_EQ(runs[0].number_or("reps", 0), 2) << "the command line overrides the config file";
-  EXPECT_TRUE(runs[0].find("validation")->is_null()) << "validate = false";
+  EXPECT_EQ(runs[0].at("reps"), 2) << "the command line overrides the config file";
+  EXPECT_TRUE(runs[0].at("validation").is_null()) << "validate = false";
 }
 
 // ---- golden Jacobian: any change in the reference's results is caught --------------------------------------
@@ -297,14 +302,13 @@ TEST(BenchGolden, ReferenceReproducesTheStoredJacobianExactly) {
                   shell_quoted(std::string(FLUXJAC_TEST_DATA_DIR) + "/golden-mesh.h5"),
                   shell_quoted(std::string(FLUXJAC_TEST_DATA_DIR) + "/golden-jacobian.h5"), shell_quoted(json)));
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  const Json results = read_json(json);
-  const Json& run = results.find("runs")->items().at(0);
-  const Json* validation = run.find("validation");
-  ASSERT_TRUE(validation && validation->is_object()) << result.output;
-  EXPECT_TRUE(validation->find("passed")->as_bool());
-  EXPECT_EQ(validation->number_or("adiag_error", -1), 0.0) << "the CPU reference must be bit-for-bit stable";
-  EXPECT_EQ(validation->number_or("aoff_error", -1), 0.0);
-  EXPECT_GE(run.number_or("n_edges", 0), 2000) << "a few thousand edges";
+  const ordered_json run = read_json(json).at("runs").at(0);
+  const ordered_json& validation = run.at("validation");
+  ASSERT_TRUE(validation.is_object()) << result.output;
+  EXPECT_EQ(validation.at("passed"), true);
+  EXPECT_EQ(validation.at("adiag_error"), 0.0) << "the CPU reference must be bit-for-bit stable";
+  EXPECT_EQ(validation.at("aoff_error"), 0.0);
+  EXPECT_GE(run.at("n_edges").get<double>(), 2000) << "a few thousand edges";
 }
 
 TEST(BenchGolden, GpuVariantsMatchTheStoredJacobian) {
@@ -333,9 +337,9 @@ TEST(CompareResults, SlowdownBeyondTheToleranceIsARegression) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const TempDir folder;
   auto slower_by = [&](double factor) {
-    return edited_results(folder, fmt::format("slower-{}.json", factor), [factor](Json& runs) {
-      Json& times = *runs.items().at(2).find("assembly_ms");
-      times.set("median", times.number_or("median", 0) * factor);
+    return edited_results(folder, fmt::format("slower-{}.json", factor), [factor](ordered_json& runs) {
+      ordered_json& times = runs.at(2).at("assembly_ms");
+      times["median"] = times.at("median").get<double>() * factor;
     });
   };
   const CommandResult slow = run_fluxjac(
@@ -357,9 +361,10 @@ TEST(CompareResults, SlowdownBeyondTheToleranceIsARegression) {
 TEST(CompareResults, InjectedValidationFailureIsARegression) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const TempDir folder;
-  const std::string failed = edited_results(folder, "failed.json", [](Json& runs) {
-    Json& validation = *runs.items().at(0).find("validation");
-    validation.set("passed", false).set("adiag_error", 3.5e-9);
+  const std::string failed = edited_results(folder, "failed.json", [](ordered_json& runs) {
+    ordered_json& validation = runs.at(0).at("validation");
+    validation["passed"] = false;
+    validation["adiag_error"] = 3.5e-9;
   });
   const CommandResult result =
       run_fluxjac(fmt::format("compare {} {}", shell_quoted(ci_sweep().json), shell_quoted(failed)));
@@ -371,16 +376,17 @@ TEST(CompareResults, InjectedValidationFailureIsARegression) {
 TEST(CompareResults, CasesThatNoLongerRunOrAreMissingAreRegressions) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const TempDir folder;
-  const std::string skipped = edited_results(folder, "skipped.json", [](Json& runs) {
-    runs.items().at(0).set("status", "failed").set("reason", "CUDA error").set("assembly_ms", Json());
+  const std::string skipped = edited_results(folder, "skipped.json", [](ordered_json& runs) {
+    runs.at(0)["status"] = "failed";
+    runs.at(0)["reason"] = "CUDA error";
+    runs.at(0)["assembly_ms"] = nullptr;
   });
   const CommandResult no_longer =
       run_fluxjac(fmt::format("compare {} {}", shell_quoted(ci_sweep().json), shell_quoted(skipped)));
   EXPECT_EQ(no_longer.exit_code, 1) << no_longer.output;
   EXPECT_TRUE(contains(no_longer.output, "NO LONGER RUNS (failed: CUDA error)")) << no_longer.output;
 
-  const std::string fewer =
-      edited_results(folder, "fewer.json", [](Json& runs) { runs.items().erase(runs.items().begin()); });
+  const std::string fewer = edited_results(folder, "fewer.json", [](ordered_json& runs) { runs.erase(runs.begin()); });
   const CommandResult missing =
       run_fluxjac(fmt::format("compare {} {}", shell_quoted(ci_sweep().json), shell_quoted(fewer)));
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
@@ -390,63 +396,390 @@ TEST(CompareResults, CasesThatNoLongerRunOrAreMissingAreRegressions) {
   EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
 }
 
+/// \brief Runs `fluxjac compare FILE FILE` on a file holding `text`; returns the command's result.
+CommandResult compare_file_holding(const TempDir& folder, const std::string& text) {
+  const std::string path = folder.file("results.json");
+  std::ofstream(path, std::ios::binary) << text;
+  return run_fluxjac(fmt::format("compare {} {}", shell_quoted(path), shell_quoted(path)));
+}
+
+/// \brief A result file of one run whose run object holds `run_members` after its mesh, variant and mode.
+std::string file_with_run(const std::string& run_members) {
+  return R"({"schema": "fluxjac-bench", "schema_version": 1, "device": null, "runs": [
+  {"mesh": "tet:2:rcm", "variant": "hd", "mode": "full", )" +
+         run_members + "}\n]}\n";
+}
+
+/// \brief Expects compare to refuse the file as invalid input (exit code 2) with one error line holding `message`.
+void expect_rejected(const CommandResult& result, const std::string& message) {
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_TRUE(contains(result.output, "fluxjac: error: ")) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "one line:\n" << result.output;
+  EXPECT_TRUE(contains(result.output, message)) << "\"" << message << "\" missing in:\n" << result.output;
+}
+
 TEST(CompareResults, UnreadableFilesAreInputErrors) {
   const TempDir folder;
-  std::ofstream(folder.file("broken.json")) << "{\"runs\": [\n  {\"mesh\": \"a\",\n";
+  std::ofstream(folder.file("broken.json")) << "{\"runs\": [\n  {\"mesh\": \"a\",\n  \"variant\": }";
+  std::ofstream(folder.file("cut.json")) << "{\"runs\": [\n  {\"mesh\": \"a\",\n";
   std::ofstream(folder.file("other.json")) << "{\"schema\": \"something-else\", \"runs\": []}";
+  std::ofstream(folder.file("empty.json")) << " \n";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {folder.file("broken.json"), "invalid JSON at line 3"},
+      {folder.file("broken.json"), "broken.json: not a JSON results file (invalid JSON at line 3, column 14)"},
+      {folder.file("cut.json"), "cut.json: not a JSON results file (it ends early at line 3, column 1)"},
       {folder.file("other.json"), "schema 'something-else' is not a fluxjac result file"},
-      {folder.file("absent.json"), "no such result file"},
+      {folder.file("empty.json"), "empty.json: empty file, not a JSON results file"},
+      {folder.file("absent.json"), "absent.json: no such result file"},
   };
   for (const auto& [file, message] : cases) {
-    const CommandResult result = run_fluxjac(fmt::format("compare {} {}", shell_quoted(file), shell_quoted(file)));
-    EXPECT_EQ(result.exit_code, 2) << result.output;
-    EXPECT_TRUE(contains(result.output, message)) << "\"" << message << "\" missing in:\n" << result.output;
+    SCOPED_TRACE(file);
+    expect_rejected(run_fluxjac(fmt::format("compare {} {}", shell_quoted(file), shell_quoted(file))), message);
   }
 }
 
-// ---- units: the JSON value and generator specs ------------------------------------------------------------
-
-TEST(BenchJson, WritesAndReadsBackEveryType) {
-  Json value = Json::object()
-                   .set("text", "quote \" backslash \\ tab \t newline \n")
-                   .set("integer", std::int64_t{5580300})
-                   .set("large", 2.5e15)
-                   .set("fraction", 0.125)
-                   .set("tiny", 1e-300)
-                   .set("flag", true)
-                   .set("nothing", Json())
-                   .set("list", Json::array().push(1).push("two").push(Json::object().set("three", 3)));
-  const Json back = Json::parse(value.dump(), "test");
-  EXPECT_EQ(back.string_or("text", ""), "quote \" backslash \\ tab \t newline \n");
-  EXPECT_EQ(back.number_or("integer", 0), 5580300);
-  EXPECT_EQ(back.number_or("large", 0), 2.5e15);
-  EXPECT_EQ(back.number_or("fraction", 0), 0.125);
-  EXPECT_EQ(back.number_or("tiny", 0), 1e-300);
-  EXPECT_TRUE(back.find("flag")->as_bool());
-  EXPECT_TRUE(back.find("nothing")->is_null());
-  ASSERT_EQ(back.find("list")->items().size(), 3u);
-  EXPECT_EQ(back.find("list")->items()[2].number_or("three", 0), 3);
-  EXPECT_EQ(Json::parse(R"({"u": "\u00e9\ud83d\ude00"})", "test").string_or("u", ""), "\xc3\xa9\xf0\x9f\x98\x80");
-  EXPECT_EQ(Json(std::nan("")).dump(), "null\n") << "non-finite numbers are written as null";
+TEST(CompareResults, DirectoriesAndFifosAreNotRegularFiles) {
+  const TempDir folder;
+  const std::string directory = folder.file("results.json");
+  std::filesystem::create_directory(directory);
+  const std::string fifo = folder.file("pipe.json");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Opening the FIFO would block compare until a writer came: the check comes first.
+  for (const std::string& path : {directory, fifo}) {
+    SCOPED_TRACE(path);
+    expect_rejected(run_fluxjac(fmt::format("compare {} {}", shell_quoted(path), shell_quoted(path))),
+                    path + " is not a regular file");
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(directory));
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
-TEST(BenchJson, ErrorsNameTheSourceLineAndColumn) {
-  for (const auto& [text, fragment] : std::vector<std::pair<std::string, std::string>>{
-           {"{\"a\": 1,\n \"b\": }", "results.json: invalid JSON at line 2, column 7"},
-           {"[1, 2", "unexpected end"},
-           {"{\"a\": 1} x", "unexpected text after the document"},
-           {"\"open", "unterminated string"}}) {
-    try {
-      Json::parse(text, "results.json");
-      ADD_FAILURE() << "parsed: " << text;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::kInvalidInput);
-      EXPECT_TRUE(contains(e.what(), fragment)) << e.what();
-    }
+TEST(CompareResults, BinaryAndOtherNonJsonFilesAreRejectedWithoutEchoingTheirBytes) {
+  const TempDir folder;
+  const std::string hdf5_signature("\x89HDF\r\n\x1a\n\xff\xfe\x01\x02", 12);
+  for (const std::string& text : {hdf5_signature, std::string("mesh,variant,median_ms\nmixed:4:rcm,hd,0.25\n"),
+                                  std::string("{\"runs\": [\xc3\x28]}")}) {
+    const CommandResult result = compare_file_holding(folder, text);
+    expect_rejected(result, "results.json: not a JSON results file (invalid JSON at line ");
+    for (const char c : result.output)
+      EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << "byte " << int(static_cast<unsigned char>(c)) << " in\n"
+                                                        << result.output;
   }
 }
+
+TEST(CompareResults, RepeatedKeysAreRejectedNamingTheKey) {
+  const TempDir folder;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {file_with_run(R"("status": "skipped", "mesh": "mixed:100:rcm")"), R"(runs[0]: duplicate key "mesh")"},
+      {file_with_run(R"("assembly_ms": {"min": 1, "median": 2, "max": 3, "median": 1})"),
+       R"(runs[0].assembly_ms: duplicate key "median")"},
+      {R"({"schema": "fluxjac-bench", "runs": [], "runs": []})", R"(results.json: duplicate key "runs")"},
+      {R"({"a\nb": {"x": 1, "x": 2}})", R"(results.json: a\nb: duplicate key "x")"},
+      // The same key written with an escape is the same key.
+      {file_with_run(R"("status": "skipped", "\u006dode": "full")"), R"(runs[0]: duplicate key "mode")"},
+  };
+  for (const auto& [text, message] : cases) {
+    SCOPED_TRACE(text);
+    expect_rejected(compare_file_holding(folder, text), message);
+  }
+}
+
+TEST(CompareResults, WrongTypesAreRejectedNamingTheKey) {
+  const TempDir folder;
+  const std::string ok_times = R"("status": "ok", "assembly_ms": {"min": 1, "median": 1, "max": 1})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"schema": 1, "runs": []})", R"(results.json: "schema" is a number, expected a string)"},
+      {R"({"schema": ["fluxjac-bench"], "runs": []})", R"("schema" is an array, expected a string)"},
+      {R"({"schema_version": "1", "runs": []})", R"("schema_version" is a string, expected a number)"},
+      {R"({"schema_version": 2, "runs": []})", "schema version 2 is newer than this fluxjac reads (1)"},
+      {R"({"runs": {}})", R"("runs" is an object, expected an array)"},
+      {R"({"runs": [3]})", "results.json: runs[0] is a number, expected an object"},
+      {R"({"device": "H100", "runs": []})", R"("device" is a string, expected an object)"},
+      {file_with_run(R"("status": 3)"), R"(runs[0]: "status" is a number, expected a string)"},
+      {file_with_run(R"("status": true)"), R"(runs[0]: "status" is a boolean, expected a string)"},
+      // Text from the file stays one line of ASCII in the message.
+      {file_with_run(R"("status": "d\u00f6ne\nnow")"), R"("status" is 'd\u00f6ne\nnow', expected ok)"},
+      {file_with_run(R"("status": "ok", "assembly_ms": {"median": "fast"})"),
+       R"(runs[0].assembly_ms: "median" is a string, expected a number)"},
+      {file_with_run(R"("status": "ok", "assembly_ms": {"median": -1.5})"), R"("median" is -1.5, expected a time)"},
+      {file_with_run(R"("status": "ok", "assembly_ms": [1, 2, 3])"),
+       R"("assembly_ms" is an array, expected an object)"},
+      {file_with_run(R"("status": "ok")"), R"(status ok but no "assembly_ms")"},
+      {file_with_run(ok_times + R"(, "validation": {"passed": "yes"})"),
+       R"(runs[0].validation: "passed" is a string, expected a boolean)"},
+      {file_with_run(ok_times + R"(, "validation": {"passed": true, "adiag_error": "0"})"),
+       R"("adiag_error" is a string, expected a number)"},
+      {file_with_run(ok_times + R"(, "assembly": 7)"), R"("assembly" is a number, expected a string)"},
+      {R"({"runs": [{"variant": "hd", "mode": "full", "status": "skipped"}]})", R"(runs[0]: "mesh" is missing)"},
+  };
+  for (const auto& [text, message] : cases) {
+    SCOPED_TRACE(text);
+    expect_rejected(compare_file_holding(folder, text), message);
+  }
+}
+
+TEST(CompareResults, EdgesPerBlockOutsideWhatTheCommandLineTakesIsRejected) {
+  const TempDir folder;
+  for (const char* value : {"-4", "16.5", "2147483648", "1e12", "99999999999999999999", "\"16\""}) {
+    SCOPED_TRACE(value);
+    const std::string text =
+        file_with_run(fmt::format(R"("status": "skipped", "edges_per_block_requested": {})", value));
+    expect_rejected(compare_file_holding(folder, text), R"(runs[0]: "edges_per_block_requested" is )");
+  }
+  const CommandResult largest = compare_file_holding(
+      folder, file_with_run(
+                  fmt::format(R"("status": "skipped", "assembly": "edge", "edges_per_block_requested": {})", INT_MAX)));
+  EXPECT_EQ(largest.exit_code, 0) << "what --edges-per-block can ask for\n" << largest.output;
+  EXPECT_TRUE(contains(largest.output, fmt::format("edge epb={}", INT_MAX))) << largest.output;
+}
+
+TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
+  // Issue 12 defect 9: the former reader took 170 s on this. ctest's time for this test shows the reader's.
+  const TempDir folder;
+  std::string text = file_with_run(R"("status": "skipped")");
+  std::string extra;
+  for (int i = 0; i < 200000; ++i) extra += fmt::format(", \"extra_{}\": {}", i, i);
+  text.insert(text.find(R"("status": "skipped")"), extra.substr(2) + ", ");
+  const std::string path = folder.file("wide.json");
+  std::ofstream(path) << text;
+  const ResultFile file = read_result_file(path);
+  ASSERT_EQ(file.runs.size(), 1u);
+  EXPECT_EQ(file.runs[0].status, "skipped");
+  EXPECT_EQ(file.runs[0].key(), "tet:2:rcm hd full");
+}
+
+// ---- the result model: one record, three printers, read back by compare ----------------------------------
+
+/// \brief A GPU case that ran and validated, one that was skipped, and a CPU reference case.
+std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
+  RunRecord gpu;
+  gpu.mesh = {"mixed:100:rcm", "/cache/mixed-100-rcm-seed1.h5", "rcm", 1030301, 5580300, 11160600, 9368, 4397.8};
+  gpu.variant = "hd";
+  gpu.backend = "cuda";
+  gpu.mode = "full";
+  gpu.assembly = "node";
+  gpu.threads_per_edge = 2;
+  gpu.threads_per_side = 1;
+  gpu.warmup = 1;
+  gpu.reps = 3;
+  gpu.assembly_ms = Stats::of({2.5, 2.4, 2.6});
+  gpu.zero_ms = Stats::of({0.01, 0.02});
+  gpu.resources = KernelResources{152, 0, 6400, 32, 16, 384};
+  gpu.validated = true;
+  gpu.comparison = {true, "", 9.5e-16, 5.2e-12, true};
+  finish_record(gpu, device);
+
+  RunRecord skipped = gpu;
+  skipped.assembly = "edge";
+  skipped.edges_per_block_requested = 4096;
+  skipped.status = CaseStatus::kSkipped;
+  skipped.reason = "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit";
+  skipped.resources.reset();
+  skipped.validated = false;
+
+  RunRecord cpu = gpu;
+  cpu.variant = "reference";
+  cpu.backend = "cpu";
+  cpu.assembly.clear();
+  cpu.threads_per_edge = cpu.threads_per_side = 0;
+  cpu.resources.reset();
+  cpu.comparison.aoff_error = std::nan("");  // written as null
+  cpu.roofline_fraction = 0.0;
+  finish_record(cpu, device);
+  return {gpu, skipped, cpu};
+}
+
+DeviceCeilings sample_device() {
+  DeviceCeilings device;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.sm_count = 132;
+  device.sm_clock_mhz = 1980;
+  device.memory_clock_mhz = 2619;
+  device.memory_gib = 79.1;
+  device.l2_mib = 50.0;
+  device.runtime_version = 13000;
+  device.driver_version = 13000;
+  device.copy_bandwidth_gbs = 3000.0;
+  device.fp64_gflops = 51000.0;
+  return device;
+}
+
+TEST(ResultModel, RecordsRoundTripThroughJsonIntoCompare) {
+  const DeviceCeilings device = sample_device();
+  const std::vector<RunRecord> records = sample_records(device);
+  const TempDir folder;
+  const std::string path = folder.file("results.json");
+  write_text_file(path, format_json(records, device));
+
+  const ResultFile file = read_result_file(path);
+  EXPECT_EQ(file.device, device.name);
+  EXPECT_TRUE(contains(file.build, "fluxjac ")) << file.build;
+  ASSERT_EQ(file.runs.size(), 3u);
+  const ResultRun& gpu = file.runs[0];
+  EXPECT_EQ(gpu.key(), "mixed:100:rcm hd full node epb=default");
+  EXPECT_EQ(gpu.status, "ok");
+  ASSERT_TRUE(gpu.median_ms.has_value());
+  EXPECT_EQ(*gpu.median_ms, records[0].assembly_ms.median) << "doubles are written to round-trip exactly";
+  EXPECT_EQ(gpu.passed, std::optional<bool>(true));
+  EXPECT_EQ(gpu.adiag_error, 9.5e-16);
+  EXPECT_EQ(gpu.aoff_error, 5.2e-12);
+  const ResultRun& skipped = file.runs[1];
+  EXPECT_EQ(skipped.key(), "mixed:100:rcm hd full edge epb=4096");
+  EXPECT_EQ(skipped.status, "skipped");
+  EXPECT_EQ(skipped.reason, records[1].reason) << "quotes and line breaks survive";
+  EXPECT_FALSE(skipped.median_ms.has_value());
+  EXPECT_FALSE(skipped.passed.has_value());
+  const ResultRun& cpu = file.runs[2];
+  EXPECT_EQ(cpu.key(), "mixed:100:rcm reference full");
+  EXPECT_TRUE(std::isnan(cpu.aoff_error)) << "a non-finite error is written as null and read back as NaN";
+
+  const ComparisonReport report = compare_results(file, file, CompareOptions{});
+  EXPECT_EQ(report.regressions, 0);
+  ASSERT_EQ(report.cases.size(), 3u);
+  EXPECT_EQ(report.cases[0].change, Change::kSame);
+  EXPECT_EQ(report.cases[1].change, Change::kNotComparable);
+}
+
+TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
+  const DeviceCeilings device = sample_device();
+  const std::vector<RunRecord> records = sample_records(device);
+  const std::string text = format_json(records, device);
+  const ordered_json document = ordered_json::parse(text);
+  std::vector<std::string> top, run;
+  for (const auto& member : document.items()) top.push_back(member.key());
+  for (const auto& member : document.at("runs").at(0).items()) run.push_back(member.key());
+  // docs/bench-json.md and scripts/plot_bench.py read these: a change here is a schema change.
+  EXPECT_EQ(top, (std::vector<std::string>{"schema", "schema_version", "fluxjac", "host", "device", "model", "runs"}));
+  EXPECT_EQ(run, (std::vector<std::string>{"mesh",
+                                           "mesh_file",
+                                           "mesh_order",
+                                           "n_nodes",
+                                           "n_edges",
+                                           "n_offdiag_blocks",
+                                           "ordering_bandwidth",
+                                           "mean_edge_span",
+                                           "variant",
+                                           "backend",
+                                           "mode",
+                                           "assembly",
+                                           "threads_per_edge",
+                                           "threads_per_side",
+                                           "edges_per_block",
+                                           "edges_per_block_requested",
+                                           "warmup",
+                                           "reps",
+                                           "status",
+                                           "reason",
+                                           "assembly_ms",
+                                           "zero_ms",
+                                           "ns_per_edge",
+                                           "model_bytes",
+                                           "model_flops",
+                                           "gb_per_s",
+                                           "gflop_per_s",
+                                           "roofline_fraction",
+                                           "resources",
+                                           "validation"}));
+  EXPECT_EQ(document.at("model"),
+            (ordered_json{{"bytes_per_edge", 248}, {"bytes_per_node", 440}, {"flops_per_edge", 2700}}));
+  const ordered_json& gpu = document.at("runs").at(0);
+  EXPECT_EQ(gpu.at("edges_per_block"), 16);
+  EXPECT_EQ(gpu.at("resources").at("registers"), 152);
+  EXPECT_GT(gpu.at("roofline_fraction").get<double>(), 0.0);
+  EXPECT_TRUE(document.at("runs").at(1).at("assembly_ms").is_null()) << "figures of a skipped case are null";
+  EXPECT_TRUE(document.at("runs").at(1).at("edges_per_block").is_null());
+  EXPECT_TRUE(document.at("runs").at(2).at("assembly").is_null());
+  EXPECT_TRUE(document.at("runs").at(2).at("roofline_fraction").is_null()) << "no roofline for a CPU case";
+  EXPECT_TRUE(document.at("runs").at(2).at("validation").at("aoff_error").is_null());
+  // One run per line (short diffs, grep finds a case).
+  std::size_t run_lines = 0;
+  for (std::size_t at = text.find("\n    {\"mesh\": "); at != std::string::npos;
+       at = text.find("\n    {\"mesh\": ", at + 1))
+    ++run_lines;
+  EXPECT_EQ(run_lines, 3u) << text;
+}
+
+TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
+  const DeviceCeilings device = sample_device();
+  const TempDir folder;
+  const std::string path = folder.file("results.csv");
+  write_text_file(path, format_csv(sample_records(device), device));
+  const auto rows = read_csv(path);
+  ASSERT_EQ(rows.size(), 4u);
+  const std::string header =
+      "mesh,mesh_file,mesh_order,n_nodes,n_edges,n_offdiag_blocks,ordering_bandwidth,variant,backend,mode,assembly,"
+      "threads_per_edge,threads_per_side,edges_per_block,edges_per_block_requested,warmup,reps,status,min_ms,median_ms,"
+      "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,registers,local_bytes,shared_bytes,"
+      "block_threads,adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
+      "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
+  EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);
+  auto value = [&](std::size_t row, const std::string& column) -> std::string {
+    for (std::size_t c = 0; c < rows[0].size(); ++c)
+      if (rows[0][c] == column) return c < rows[row].size() ? rows[row][c] : "(missing)";
+    return "(no such column)";
+  };
+  for (std::size_t row = 1; row < rows.size(); ++row) EXPECT_EQ(rows[row].size(), rows[0].size()) << row;
+  EXPECT_EQ(value(1, "median_ms"), "2.500000");
+  EXPECT_EQ(value(1, "roofline_fraction"), "0.244966") << "0.61 ms floor (1.84 GB at 3 TB/s) over 2.5 ms";
+  EXPECT_EQ(value(1, "gb_per_s"), "734.899");
+  EXPECT_EQ(value(1, "zero_median_ms"), "0.015000");
+  EXPECT_EQ(value(1, "edges_per_block"), "16");
+  EXPECT_EQ(value(1, "registers"), "152");
+  EXPECT_EQ(value(1, "adiag_error"), "9.500e-16");
+  EXPECT_EQ(value(1, "validation"), "PASS");
+  EXPECT_EQ(value(1, "device"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(value(1, "copy_gb_per_s"), "3000.0");
+  EXPECT_EQ(value(1, "cuda_runtime"), "13000");
+  EXPECT_EQ(value(2, "status"), "skipped");
+  EXPECT_EQ(value(2, "reason"), sample_records(device)[1].reason) << "quoted, with its comma, quotes and line break";
+  EXPECT_EQ(value(2, "median_ms"), "") << "figures that do not apply are empty";
+  EXPECT_EQ(value(2, "edges_per_block"), "");
+  EXPECT_EQ(value(2, "edges_per_block_requested"), "4096");
+  EXPECT_EQ(value(2, "validation"), "n/a");
+  EXPECT_EQ(value(3, "assembly"), "");
+  EXPECT_EQ(value(3, "roofline_fraction"), "");
+  EXPECT_EQ(value(3, "fluxjac_version"), value(1, "fluxjac_version"));
+  EXPECT_FALSE(value(3, "fluxjac_version").empty());
+
+  write_text_file(path, format_csv(sample_records(device), std::nullopt));
+  const auto without_device = read_csv(path);
+  EXPECT_EQ(without_device[1].size(), rows[0].size());
+  EXPECT_EQ(without_device[1].back(), "") << "no device: its columns are empty";
+}
+
+TEST(ResultModel, TableShowsTheSameKeysForPeople) {
+  const std::string table = format_table(sample_records(sample_device()));
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; at < table.size(); at = next + 1) {
+    next = table.find('\n', at);
+    lines.push_back(table.substr(at, next - at));
+  }
+  ASSERT_EQ(lines.size(), 5u) << table;  // header, 3 cases, and the reason's own line break
+  EXPECT_EQ(lines[0],
+            "variant    mode          assembly  epb     min ms  median ms     max ms   ns/edge     GB/s roofline  "
+            "Adiag err   Aoff err  valid");
+  EXPECT_EQ(lines[1],
+            "hd         full          node       16     2.4000     2.5000     2.6000    0.4480    734.9    "
+            "24.5%   9.50e-16   5.20e-12   PASS");
+  EXPECT_EQ(lines[2],
+            "hd         full          edge        - skipped: 4096 edges per block need 8192 threads, "
+            "\"at most\" 1024,");
+  EXPECT_EQ(lines[4],
+            "reference  full          -           -     2.4000     2.5000     2.6000    0.4480    734.9    "
+            "    -   9.50e-16        nan   PASS");
+}
+
+TEST(ResultModel, NamesThatAreNotUtf8AreWrittenNotThrownOn) {
+  const DeviceCeilings device = sample_device();
+  std::vector<RunRecord> records = sample_records(device);
+  records[0].mesh.name = "caf\xe9.h5";  // Latin-1, as an old file system may hold it
+  const TempDir folder;
+  const std::string path = folder.file("results.json");
+  write_text_file(path, format_json(records, device));
+  const ResultFile file = read_result_file(path);
+  EXPECT_EQ(file.runs[0].mesh, "caf\xef\xbf\xbd.h5") << "the byte becomes U+FFFD";
+}
+
+// ---- units: generator specs ------------------------------------------------------------------------------
 
 TEST(BenchMeshSpec, ParsesKindSizeOrderAndSeed) {
   const BoxMeshSpec spec = parse_mesh_spec("prism:12:random:42");

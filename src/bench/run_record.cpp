@@ -1,0 +1,163 @@
+#include "bench/run_record.hpp"
+
+#include <algorithm>
+#include <ctime>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/build_info.hpp"
+#include "bench/work_model.hpp"
+
+namespace fluxjac {
+namespace {
+
+using nlohmann::ordered_json;
+
+WorkCase work_case_of(const RunRecord& record) {
+  return {record.variant, record.assembly, record.mesh.n_nodes, record.mesh.n_edges};
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+ordered_json stats_json(const Stats& s) { return {{"min", s.min}, {"median", s.median}, {"max", s.max}}; }
+
+ordered_json build_json() {
+  const BuildInfo& b = build_info();
+  return {{"version", b.version},
+          {"git_revision", b.git_revision},
+          {"cxx_compiler", b.cxx_compiler},
+          {"cxx_flags", b.cxx_flags},
+          {"cuda_compiler", b.cuda_compiler},
+          {"cuda_flags", b.cuda_flags},
+          {"build_type", b.build_type},
+          {"cuda_architectures", b.cuda_architectures}};
+}
+
+ordered_json device_json(const std::optional<DeviceCeilings>& device) {
+  if (!device) return nullptr;
+  return {{"name", device->name},
+          {"sm_count", device->sm_count},
+          {"sm_clock_mhz", device->sm_clock_mhz},
+          {"memory_clock_mhz", device->memory_clock_mhz},
+          {"memory_gib", device->memory_gib},
+          {"l2_mib", device->l2_mib},
+          {"cuda_runtime", device->runtime_version},
+          {"cuda_driver", device->driver_version},
+          {"copy_bandwidth_gbs", device->copy_bandwidth_gbs},
+          {"fp64_gflops", device->fp64_gflops}};
+}
+
+/// The model's figures per mesh entity (a mesh of one edge, one of one node).
+ordered_json model_json() {
+  const WorkEstimate edge = estimate_work({"", "", 0, 1}, std::nullopt);
+  const WorkEstimate node = estimate_work({"", "", 1, 0}, std::nullopt);
+  return {{"bytes_per_edge", edge.bytes}, {"bytes_per_node", node.bytes}, {"flops_per_edge", edge.flops}};
+}
+
+}  // namespace
+
+Stats Stats::of(std::vector<double> samples) {
+  if (samples.empty()) return {};
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  const double median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return {samples.front(), median, samples.back()};
+}
+
+const char* to_string(CaseStatus status) {
+  switch (status) {
+    case CaseStatus::kOk:
+      return "ok";
+    case CaseStatus::kSkipped:
+      return "skipped";
+    case CaseStatus::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device) {
+  const double seconds = record.assembly_ms.median * 1e-3;
+  if (record.status != CaseStatus::kOk || seconds <= 0.0 || record.mesh.n_edges <= 0) return;
+  // Only a GPU case is held against the GPU's ceilings.
+  const WorkEstimate work = estimate_work(work_case_of(record), record.backend == "cuda" ? device : std::nullopt);
+  record.ns_per_edge = seconds * 1e9 / static_cast<double>(record.mesh.n_edges);
+  record.gbytes_per_s = work.bytes / seconds / 1e9;
+  record.gflops_per_s = work.flops / seconds / 1e9;
+  record.roofline_fraction = work.fraction_of_floor(record.assembly_ms.median);
+}
+
+void to_json(ordered_json& run, const RunRecord& r) {
+  const bool ok = r.status == CaseStatus::kOk;
+  const WorkEstimate work = estimate_work(work_case_of(r), std::nullopt);
+  // Figures that do not apply are null, never 0: a reader cannot mistake them for measurements.
+  auto if_ok = [ok](ordered_json value) { return ok ? std::move(value) : ordered_json(); };
+  ordered_json resources;
+  if (r.resources)
+    resources = {{"registers", r.resources->registers},
+                 {"local_bytes", r.resources->local_bytes},
+                 {"shared_bytes", r.resources->shared_bytes},
+                 {"block_threads", r.resources->block_threads},
+                 {"edges_per_block", r.resources->edges_per_block},
+                 {"max_block_threads", r.resources->max_block_threads}};
+  ordered_json validation;
+  if (r.validated)
+    validation = {{"adiag_error", r.comparison.adiag_error},   {"aoff_error", r.comparison.aoff_error},
+                  {"adiag_tolerance", r.tolerances.adiag},     {"aoff_tolerance", r.tolerances.aoff},
+                  {"same_pattern", r.comparison.same_pattern}, {"passed", r.comparison.passed}};
+  run = {{"mesh", r.mesh.name},
+         {"mesh_file", r.mesh.file},
+         {"mesh_order", r.mesh.order},
+         {"n_nodes", r.mesh.n_nodes},
+         {"n_edges", r.mesh.n_edges},
+         {"n_offdiag_blocks", r.mesh.n_offdiag_blocks},
+         {"ordering_bandwidth", r.mesh.ordering_bandwidth},
+         {"mean_edge_span", r.mesh.mean_edge_span},
+         {"variant", r.variant},
+         {"backend", r.backend},
+         {"mode", r.mode},
+         {"assembly", r.assembly.empty() ? ordered_json() : ordered_json(r.assembly)},
+         {"threads_per_edge", r.threads_per_edge},
+         {"threads_per_side", r.threads_per_side},
+         {"edges_per_block", r.resources ? ordered_json(r.resources->edges_per_block) : ordered_json()},
+         {"edges_per_block_requested", r.edges_per_block_requested},
+         {"warmup", r.warmup},
+         {"reps", r.reps},
+         {"status", to_string(r.status)},
+         {"reason", r.reason},
+         {"assembly_ms", if_ok(stats_json(r.assembly_ms))},
+         {"zero_ms", if_ok(stats_json(r.zero_ms))},
+         {"ns_per_edge", if_ok(r.ns_per_edge)},
+         {"model_bytes", work.bytes},
+         {"model_flops", work.flops},
+         {"gb_per_s", if_ok(r.gbytes_per_s)},
+         {"gflop_per_s", if_ok(r.gflops_per_s)},
+         {"roofline_fraction", r.roofline_fraction > 0 ? ordered_json(r.roofline_fraction) : ordered_json()},
+         {"resources", resources},
+         {"validation", validation}};
+}
+
+ordered_json results_document(const std::vector<RunRecord>& records, const std::optional<DeviceCeilings>& device) {
+  ordered_json runs = ordered_json::array();
+  for (const RunRecord& r : records) runs.push_back(r);
+  return {{"schema", kResultSchema},       {"schema_version", kResultSchemaVersion},
+          {"fluxjac", build_json()},       {"host", {{"name", host_name()}, {"created_utc", utc_now()}}},
+          {"device", device_json(device)}, {"model", model_json()},
+          {"runs", std::move(runs)}};
+}
+
+}  // namespace fluxjac
