@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 
 #include <unistd.h>
 
@@ -11,8 +10,6 @@
 
 #include "bench/build_info.hpp"
 #include "bench/json.hpp"
-#include "util/atomic_output.hpp"
-#include "util/error.hpp"
 
 namespace fluxjac {
 
@@ -270,16 +267,6 @@ std::string format_json(const std::vector<RunRecord>& records, const std::option
       .set("model", model_json())
       .set("runs", std::move(runs))
       .dump();
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  AtomicOutput output(path);
-  {
-    std::ofstream file(output.temporary_path());
-    file << text;
-    if (!file) fail(ExitCode::kRuntime, "{}: could not write the file", path);
-  }
-  output.commit();
 }
 
 }  // namespace fluxjac
