@@ -210,14 +210,4 @@ std::string format_json(const std::vector<RunRecord>& records, const std::option
   return out + '\n';
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  AtomicOutput output(path);
-  {
-    std::ofstream file(output.temporary_path());
-    file << text;
-    if (!file) fail(ExitCode::kRuntime, "{}: could not write the file", path);
-  }
-  output.commit();
-}
-
 }  // namespace fluxjac

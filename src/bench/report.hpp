@@ -22,7 +22,4 @@ std::string format_csv(const std::vector<RunRecord>& records, const std::optiona
 /// \brief The JSON document of docs/bench-json.md (results_document), one run per line.
 std::string format_json(const std::vector<RunRecord>& records, const std::optional<DeviceCeilings>& device);
 
-/// \brief Writes text to a file atomically (temporary name, then rename).
-void write_text_file(const std::string& path, const std::string& text);
-
 }  // namespace fluxjac

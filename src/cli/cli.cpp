@@ -1,15 +1,66 @@
 #include "cli/cli.hpp"
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <new>
+#include <system_error>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
+namespace {
+
+std::atomic<bool> g_command_running{false};
+
+/// libgomp ends the process with exit(1) when it cannot start its threads ("libgomp: Thread creation failed"),
+/// and 1 means "validation failed" here. An exit() while a command runs comes from such a library: report it as
+/// the run-time failure it is, and remove the temporaries the skipped destructors would have removed.
+void exit_during_command() {
+  if (!g_command_running.load()) return;
+  remove_live_temporaries();
+  std::fflush(stdout);
+  std::fputs("fluxjac: error: a library ended the run (see its message above: out of threads or memory?)\n", stderr);
+  std::fflush(stderr);
+  std::_Exit(static_cast<int>(ExitCode::kRuntime));
+}
+
+int report(const char* message, ExitCode code) {
+  std::fprintf(stderr, "fluxjac: error: %s\n", message);
+  return static_cast<int>(code);
+}
+
+/// Runs the selected command, turning every exception into one line and an exit code.
+int run_action(const CommandAction& action) {
+  static const bool guard_registered = std::atexit(exit_during_command) == 0;
+  g_command_running = guard_registered;
+  struct Finished {
+    ~Finished() { g_command_running = false; }
+  } finished;
+  try {
+    return action ? action() : 0;
+  } catch (const Error& e) {
+    return report(e.what(), e.code());
+  } catch (const std::bad_alloc&) {
+    return report(
+        "out of memory: an allocation failed; use a smaller mesh or a machine with more memory (see also ulimit -v "
+        "and cgroup limits)",
+        ExitCode::kRuntime);
+  } catch (const std::system_error& e) {
+    const std::string message = fmt::format("system error: {} (out of threads, files or another resource?)", e.what());
+    return report(message.c_str(), ExitCode::kRuntime);
+  } catch (const std::exception& e) {
+    return report(e.what(), ExitCode::kRuntime);
+  }
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"fluxjac: assembles the Jacobian of the 3D Roe flux on unstructured edge meshes with\n"
@@ -24,8 +75,8 @@ int run_cli(int argc, char** argv) {
       "  fluxjac run --config configs/default.toml\n"
       "  fluxjac bench --config configs/paper.toml --json paper.json\n"
       "  fluxjac compare base.json paper.json --time-tolerance 0.1\n"
-      "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage, 4 run-time (CUDA)\n"
-      "error.");
+      "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage, 4 run-time error\n"
+      "(CUDA, I/O such as a full disk, out of memory or threads).");
 
   CommandAction action;
   add_run_command(app, action);
@@ -42,15 +93,7 @@ int run_cli(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ExitCode::kUsage);
   }
-  try {
-    return action ? action() : 0;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "fluxjac: error: %s\n", e.what());
-    return static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fluxjac: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kRuntime);
-  }
+  return run_action(action);
 }
 
 }  // namespace fluxjac

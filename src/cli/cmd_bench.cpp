@@ -11,7 +11,9 @@
 #include "bench/sweep.hpp"
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
+#include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/output_paths.hpp"
 
 namespace fluxjac {
 namespace {
@@ -22,14 +24,6 @@ struct BenchOptions {
   bool dry_run = false;
   bool quiet = false;
 };
-
-/// An output file's folder must exist before hours of benchmarking, not after.
-void check_output_folder(const std::string& path, const char* option) {
-  if (path.empty()) return;
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  if (!folder.empty() && !std::filesystem::is_directory(folder))
-    fail(ExitCode::kUsage, "{} {}: folder {} does not exist", option, path, folder.string());
-}
 
 std::string outcome_text(const RunRecord& r) {
   if (r.status != CaseStatus::kOk) return fmt::format("{}: {}", to_string(r.status), r.reason);
@@ -48,7 +42,7 @@ int print_plan(const SweepPlan& plan) {
 }
 
 /// Tables per mesh, in the order the meshes ran.
-void print_tables(const std::vector<RunRecord>& records) {
+void print_tables(std::FILE* stream, const std::vector<RunRecord>& records) {
   std::vector<std::string> meshes;
   for (const RunRecord& r : records)
     if (std::find(meshes.begin(), meshes.end(), r.mesh.name) == meshes.end()) meshes.push_back(r.mesh.name);
@@ -57,15 +51,13 @@ void print_tables(const std::vector<RunRecord>& records) {
     std::copy_if(records.begin(), records.end(), std::back_inserter(of_mesh),
                  [&](const RunRecord& r) { return r.mesh.name == name; });
     const MeshSummary& m = of_mesh.front().mesh;
-    fmt::print("\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks, ordering {} (bandwidth {})\n", name, m.n_nodes,
-               m.n_edges, m.n_offdiag_blocks, m.order.empty() ? "unknown" : m.order, m.ordering_bandwidth);
-    fmt::print("{}", format_table(of_mesh));
+    fmt::print(stream, "\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks, ordering {} (bandwidth {})\n", name,
+               m.n_nodes, m.n_edges, m.n_offdiag_blocks, m.order.empty() ? "unknown" : m.order, m.ordering_bandwidth);
+    fmt::print(stream, "{}", format_table(of_mesh));
   }
 }
 
 int bench(BenchOptions options) {
-  check_output_folder(options.csv, "--csv");
-  check_output_folder(options.json, "--json");
   const SweepPlan plan = plan_sweep(options.sweep);
   if (options.dry_run) return print_plan(plan);
 
@@ -78,22 +70,31 @@ int bench(BenchOptions options) {
     };
     observer.case_finished = [](const RunRecord& record) { fmt::print(stderr, "{}\n", outcome_text(record)); };
   }
-  // Rewritten after every case, so an interrupted sweep keeps what it measured.
-  observer.records_changed = [&options](const std::vector<RunRecord>& records,
-                                        const std::optional<DeviceCeilings>& device) {
-    if (!options.csv.empty()) write_text_file(options.csv, format_csv(records, device));
-    if (!options.json.empty()) write_text_file(options.json, format_json(records, device));
+  // Files are rewritten after every case, so an interrupted sweep keeps what it measured; standard output gets
+  // one document at the end.
+  const auto write_outputs = [&options](const std::vector<RunRecord>& records,
+                                        const std::optional<DeviceCeilings>& device, bool to_standard_output) {
+    if (!options.csv.empty() && (options.csv == kStandardOutput) == to_standard_output)
+      write_text_output(options.csv, format_csv(records, device));
+    if (!options.json.empty() && (options.json == kStandardOutput) == to_standard_output)
+      write_text_output(options.json, format_json(records, device));
+  };
+  observer.records_changed = [&write_outputs](const std::vector<RunRecord>& records,
+                                              const std::optional<DeviceCeilings>& device) {
+    write_outputs(records, device, false);
   };
   const SweepResult result = run_sweep(plan, options.sweep, observer);
+  write_outputs(result.records, result.device, true);
 
-  print_tables(result.records);
+  std::FILE* const table = options.csv == kStandardOutput || options.json == kStandardOutput ? stderr : stdout;
+  print_tables(table, result.records);
   auto count = [&](auto predicate) { return std::count_if(result.records.begin(), result.records.end(), predicate); };
   const auto skipped = count([](const RunRecord& r) { return r.status == CaseStatus::kSkipped; });
   const auto failed = count([](const RunRecord& r) { return r.status == CaseStatus::kFailed; });
   const auto validated = count([](const RunRecord& r) { return r.validated; });
   const auto invalid = count([](const RunRecord& r) { return r.validated && !r.comparison.passed; });
-  fmt::print("\n{} cases: {} ran, {} skipped, {} failed; {} validated, {} FAILED validation\n", result.records.size(),
-             result.records.size() - skipped - failed, skipped, failed, validated, invalid);
+  fmt::print(table, "\n{} cases: {} ran, {} skipped, {} failed; {} validated, {} FAILED validation\n",
+             result.records.size(), result.records.size() - skipped - failed, skipped, failed, validated, invalid);
   if (invalid > 0) {
     std::fprintf(stderr, "fluxjac: validation FAILED in at least one case\n");
     return static_cast<int>(ExitCode::kValidationFailed);
@@ -155,15 +156,20 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   bench_app->add_option("--cache", sweep.cache_dir,
                         "folder for generated meshes (default $XDG_CACHE_HOME/fluxjac or ~/.cache/fluxjac)");
-  bench_app->add_option("--csv", options->csv, "write one CSV row per case (rewritten after every case)");
+  bench_app->add_option("--csv", options->csv,
+                        "write one CSV row per case (rewritten after every case; '-': standard output, once at the "
+                        "end, the tables then go to stderr)");
   bench_app->add_option("--json", options->json,
                         "write every case with build and device metadata as JSON (docs/bench-json.md; rewritten "
-                        "after every case)");
+                        "after every case; '-': standard output, once at the end)");
   bench_app->add_flag("--dry-run", options->dry_run, "list the meshes and cases, run nothing");
   bench_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   bench_app->callback([&action, options, bench_app] {
     action = [options, bench_app] {
       apply_config_file(*bench_app);
+      std::vector<InputPath> inputs{{"--config", config_file_path(*bench_app)}};
+      for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
+      check_output_paths(inputs, {{"--csv", options->csv, true}, {"--json", options->json, true}});
       return bench(*options);
     };
   });

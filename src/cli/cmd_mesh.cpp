@@ -22,6 +22,7 @@
 #include "mesh/generator.hpp"
 #include "mesh/ordering.hpp"
 #include "util/error.hpp"
+#include "util/output_paths.hpp"
 
 namespace fluxjac {
 namespace {
@@ -57,6 +58,7 @@ struct MeshGenOptions {
 };
 
 int generate(const MeshGenOptions& options) {
+  check_output_paths({}, {{"--output", options.output}});
   const StageReporter report("mesh gen", options.quiet);
   const GeneratedMesh generated =
       generate_box_mesh(options.spec, [&](const std::string& stage, double fraction) { report(stage, fraction); });
@@ -104,6 +106,7 @@ std::string resolve_state_choice(const MeshDualOptions& options, bool file_has_s
 }
 
 int build_dual(const MeshDualOptions& options) {
+  check_output_paths({{"the input", options.input}}, {{"--output", options.output}});
   const StageReporter report("mesh dual", options.quiet);
   report("read", 0.0);
   ElementMeshFile input = read_element_mesh(options.input);

@@ -12,7 +12,9 @@
 #include "cli/config_file.hpp"
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian_io.hpp"
+#include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/output_paths.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -86,15 +88,16 @@ int run(RunOptions options) {
     records.push_back(std::move(record));
   }
 
-  // ---- report ----------------------------------------------------------------------------------------
-  fmt::print("\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks\n", options.mesh, mesh.summary.n_nodes,
+  // ---- report (on stderr when CSV or JSON goes to standard output) ------------------------------------
+  std::FILE* const table = options.csv == kStandardOutput || options.json == kStandardOutput ? stderr : stdout;
+  fmt::print(table, "\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks\n", options.mesh, mesh.summary.n_nodes,
              mesh.summary.n_edges, mesh.summary.n_offdiag_blocks);
-  fmt::print("{}", format_table(records));
+  fmt::print(table, "{}", format_table(records));
   if (validate)
-    fmt::print("tolerances: Adiag {:.0e}, Aoff {:.0e} (max|A - R| / max|R|); reference: {}\n", options.tolerances.adiag,
-               options.tolerances.aoff, reference->source);
-  if (!options.csv.empty()) write_text_file(options.csv, format_csv(records, device));
-  if (!options.json.empty()) write_text_file(options.json, format_json(records, device));
+    fmt::print(table, "tolerances: Adiag {:.0e}, Aoff {:.0e} (max|A - R| / max|R|); reference: {}\n",
+               options.tolerances.adiag, options.tolerances.aoff, reference->source);
+  if (!options.csv.empty()) write_text_output(options.csv, format_csv(records, device));
+  if (!options.json.empty()) write_text_output(options.json, format_json(records, device));
   if (!all_passed) {
     std::fprintf(stderr, "fluxjac: validation FAILED for at least one variant\n");
     return static_cast<int>(ExitCode::kValidationFailed);
@@ -148,13 +151,23 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   run_app->add_option("--aoff-tolerance", options->tolerances.aoff, "pass if max|A-R|/max|R| of Aoff is at most this")
       ->capture_default_str();
-  run_app->add_option("--output", options->output, "write the assembled Jacobian (.h5, block-CSR; one variant)");
-  run_app->add_option("--csv", options->csv, "write one CSV row per variant");
-  run_app->add_option("--json", options->json, "write results and device/build metadata as JSON");
+  run_app->add_option("--output", options->output,
+                      "write the assembled Jacobian (.h5, block-CSR; one variant); never over an input file");
+  run_app->add_option("--csv", options->csv,
+                      "write one CSV row per variant ('-': standard output, the table then goes to stderr)");
+  run_app->add_option("--json", options->json,
+                      "write results and device/build metadata as JSON ('-': standard output, the table then goes "
+                      "to stderr)");
   run_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   run_app->callback([&action, options, run_app] {
     action = [options, run_app] {
       apply_config_file(*run_app);
+      check_output_paths(
+          {{"--config", config_file_path(*run_app)},
+           {"--mesh", options->mesh},
+           {"--state", options->state},
+           {"--reference", options->reference}},
+          {{"--output", options->output}, {"--csv", options->csv, true}, {"--json", options->json, true}});
       return run(*options);
     };
   });

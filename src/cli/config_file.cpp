@@ -12,10 +12,14 @@ void add_config_option(CLI::App& subcommand) {
                                     "mesh = \"box.h5\"); options given on the command line override it");
 }
 
+std::string config_file_path(const CLI::App& subcommand) {
+  const CLI::Option* config = subcommand.get_option_no_throw("--config");
+  return config && config->count() > 0 ? config->as<std::string>() : std::string();
+}
+
 void apply_config_file(CLI::App& subcommand) {
-  CLI::Option* config = subcommand.get_option_no_throw("--config");
-  if (!config || config->count() == 0) return;
-  const std::string path = config->as<std::string>();
+  const std::string path = config_file_path(subcommand);
+  if (path.empty()) return;
   if (!std::filesystem::is_regular_file(path)) fail(ExitCode::kUsage, "{}: config file not found", path);
   std::vector<CLI::ConfigItem> items;
   try {

@@ -13,4 +13,7 @@ void add_config_option(CLI::App& subcommand);
 /// Keys are the subcommand's long option names; an unknown key or a missing file is a usage error.
 void apply_config_file(CLI::App& subcommand);
 
+/// \brief The subcommand's --config file, or "" when none was given (an input the outputs must not overwrite).
+std::string config_file_path(const CLI::App& subcommand);
+
 }  // namespace fluxjac

@@ -1,5 +1,6 @@
 #include "jacobian/jacobian_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -31,15 +32,36 @@ void check_writable(const std::string& path, const JacobianPattern& pattern, con
          path, n_nodes, pattern.row_ptr.size(), nnz, jacobian.adiag.size(), jacobian.aoff.size());
 }
 
+/// The index of the first non-finite value, or values.size().
+template <class Real>
+std::size_t first_non_finite(const std::vector<Real>& values) {
+  return static_cast<std::size_t>(std::find_if(values.begin(), values.end(), [](Real x) { return !std::isfinite(x); }) -
+                                  values.begin());
+}
+
 /// Finite entries of [blocks, 5, 5] values, naming the block and the entry (row, column) in it.
 template <class Real>
 void check_finite_blocks(const std::string& file, const char* path, const std::vector<Real>& values) {
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (std::isfinite(values[i])) continue;
-    const std::size_t entry = i % kBlockEntries;
-    fail(ExitCode::kInvalidInput, "{}: {}[{}]: entry ({}, {}) is {}, expected a finite number", file, path,
-         i / kBlockEntries, entry / kBlock, entry % kBlock, values[i]);
-  }
+  const std::size_t i = first_non_finite(values);
+  if (i == values.size()) return;
+  const std::size_t entry = i % kBlockEntries;
+  fail(ExitCode::kInvalidInput, "{}: {}[{}]: entry ({}, {}) is {}, expected a finite number", file, path,
+       i / kBlockEntries, entry / kBlock, entry % kBlock, values[i]);
+}
+
+/// A Jacobian whose values overflowed (float32 Aoff past 3.4e38, or float64 Adiag) would be written as inf and
+/// then refused by every reader, fluxjac's own included: refuse it before the file exists.
+template <class Real>
+void check_representable(const std::string& file, const char* path, const std::vector<Real>& values,
+                         const char* type_name) {
+  const std::size_t i = first_non_finite(values);
+  if (i == values.size()) return;
+  const std::size_t entry = i % kBlockEntries;
+  fail(ExitCode::kInvalidInput,
+       "{}: cannot write {}[{}]: entry ({}, {}) is {}: the Jacobian exceeds the range of {} (largest {:.3g}); the "
+       "mesh areas or the state are too large in magnitude",
+       file, path, i / kBlockEntries, entry / kBlock, entry % kBlock, values[i], type_name,
+       static_cast<double>(std::numeric_limits<Real>::max()));
 }
 
 void check_row_ptr(const std::string& file, const std::vector<block_offset>& row_ptr, std::int64_t nnz) {
@@ -84,6 +106,8 @@ std::string string_attribute_or_empty(const h5::File& file, const char* name) {
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info) {
   check_writable(path, pattern, jacobian);
+  check_representable(path, kAdiag, jacobian.adiag, "float64");
+  check_representable(path, kAoff, jacobian.aoff, "float32");
   const std::int64_t n_nodes = pattern.n_nodes;
   const std::int64_t nnz = pattern.nnz();
   AtomicOutput output(path);

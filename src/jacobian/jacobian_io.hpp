@@ -29,7 +29,8 @@ struct StoredJacobian {
 
 /// \brief Writes the pattern and values atomically: /jacobian/adiag float64 [N,5,5], row_ptr int64 [N+1],
 /// col_idx int32 [nnz], aoff float32 [nnz,5,5], with info as attributes. Error(kRuntime) on inconsistent
-/// array sizes or I/O failure; no file appears then.
+/// array sizes or I/O failure, Error(kInvalidInput) when a value is not finite (e.g. beyond float32 in Aoff); no
+/// file appears then.
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info);
 

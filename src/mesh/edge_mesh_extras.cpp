@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "mesh/mesh_io.hpp"
-#include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 
@@ -31,10 +30,7 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
                                  const EdgeMeshExtras& extras) {
   if (!extras.boundary_nodes.empty() && static_cast<std::int64_t>(extras.boundary_nodes.size()) != mesh.n_nodes)
     fail(ExitCode::kRuntime, "{}: {} boundary flags for {} nodes", path, extras.boundary_nodes.size(), mesh.n_nodes);
-  AtomicOutput output(path);
-  write_edge_mesh(output.temporary_path(), mesh, state);
-  {
-    h5::File file = h5::File::open(output.temporary_path(), h5::File::Mode::kReadWrite);
+  write_edge_mesh(path, mesh, state, [&](const h5::File& file) {
     if (!extras.boundary_nodes.empty())
       h5::write_raw(file, kBoundaryNodes, H5T_STD_U8LE, H5T_NATIVE_UINT8, extras.boundary_nodes.data(),
                     extras.boundary_nodes.size(), {mesh.n_nodes});
@@ -43,9 +39,7 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
         h5::write_attribute(file, kMeshGroup, kCountAttributes[i], (*extras.cells).*kCountFields[i]);
     if (!extras.source.empty()) h5::write_attribute(file, kMeshGroup, "source", extras.source);
     if (!extras.order.empty()) h5::write_attribute(file, kMeshGroup, "order", extras.order);
-    file.close();
-  }
-  output.commit();
+  });
 }
 
 EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes) {

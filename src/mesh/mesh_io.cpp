@@ -12,6 +12,7 @@
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac {
 namespace {
@@ -76,38 +77,41 @@ std::vector<node_index> read_edges(const h5::File& file, const h5::DatasetInfo& 
   return edges;
 }
 
-/// Duplicate edges, (a, b) and (b, a) alike. A counting sort buckets each edge's higher node by its lower
-/// node; the buckets hold a few nodes each (about 5.4 edges per node), so sorting them is cheap, and a local
-/// node ordering keeps the two passes cache-friendly. Only when a duplicate exists, a second pass finds the first
-/// edge (in file order) that repeats an earlier one, so the message names both.
+/// Duplicate edges, (a, b) and (b, a) alike. A counting sort buckets each edge's key (lower node, higher node) by
+/// its lower node; the buckets hold a few keys each (about 5.4 edges per node), so sorting them is cheap, and a
+/// local node ordering keeps the two passes cache-friendly. There are at most n_edges + 1 buckets (nodes share
+/// them modulo that count), so a file declaring a huge n_nodes over a few edges costs nothing. Only when a
+/// duplicate exists, a second pass finds the first edge (in file order) that repeats an earlier one, so the
+/// message names both.
 void check_duplicate_edges(const std::string& file, const std::vector<node_index>& edges, std::int64_t n_nodes) {
   const std::size_t n_edges = edges.size() / 2;
+  const std::size_t n_buckets = std::min(static_cast<std::size_t>(n_nodes), n_edges + 1);
   const auto lower = [&](std::size_t e) { return std::min(edges[2 * e], edges[2 * e + 1]); };
   const auto higher = [&](std::size_t e) { return std::max(edges[2 * e], edges[2 * e + 1]); };
-
-  std::vector<std::int64_t> bucket_start(static_cast<std::size_t>(n_nodes) + 1, 0);
-  for (std::size_t e = 0; e < n_edges; ++e) ++bucket_start[static_cast<std::size_t>(lower(e)) + 1];
-  for (std::size_t node = 0; node < static_cast<std::size_t>(n_nodes); ++node)
-    bucket_start[node + 1] += bucket_start[node];
-  std::vector<std::int64_t> next(bucket_start.begin(), bucket_start.end() - 1);
-  std::vector<node_index> neighbours(n_edges);
-  for (std::size_t e = 0; e < n_edges; ++e) neighbours[static_cast<std::size_t>(next[lower(e)]++)] = higher(e);
-  next = {};
-
   const auto key_of = [&](node_index low, node_index high) {
     return static_cast<std::uint64_t>(low) << 32 | static_cast<std::uint32_t>(high);
   };
-  std::vector<std::uint64_t> repeated;  // keys of the node pairs that occur more than once, ascending
-  for (std::size_t node = 0; node < static_cast<std::size_t>(n_nodes); ++node) {
-    const auto first = neighbours.begin() + bucket_start[node];
-    const auto last = neighbours.begin() + bucket_start[node + 1];
+  const auto bucket_of = [&](std::size_t e) { return static_cast<std::size_t>(lower(e)) % n_buckets; };
+
+  std::vector<std::int64_t> bucket_start(n_buckets + 1, 0);
+  for (std::size_t e = 0; e < n_edges; ++e) ++bucket_start[bucket_of(e) + 1];
+  for (std::size_t bucket = 0; bucket < n_buckets; ++bucket) bucket_start[bucket + 1] += bucket_start[bucket];
+  std::vector<std::int64_t> next(bucket_start.begin(), bucket_start.end() - 1);
+  std::vector<std::uint64_t> keys(n_edges);
+  for (std::size_t e = 0; e < n_edges; ++e)
+    keys[static_cast<std::size_t>(next[bucket_of(e)]++)] = key_of(lower(e), higher(e));
+  next = {};
+
+  std::vector<std::uint64_t> repeated;  // keys of the node pairs that occur more than once
+  for (std::size_t bucket = 0; bucket < n_buckets; ++bucket) {
+    const auto first = keys.begin() + bucket_start[bucket];
+    const auto last = keys.begin() + bucket_start[bucket + 1];
     std::sort(first, last);
-    for (auto it = std::adjacent_find(first, last); it != last; it = std::adjacent_find(it + 1, last)) {
-      const std::uint64_t key = key_of(static_cast<node_index>(node), *it);
-      if (repeated.empty() || repeated.back() != key) repeated.push_back(key);
-    }
+    for (auto it = std::adjacent_find(first, last); it != last; it = std::adjacent_find(it + 1, last))
+      if (repeated.empty() || repeated.back() != *it) repeated.push_back(*it);
   }
   if (repeated.empty()) return;
+  std::sort(repeated.begin(), repeated.end());
 
   std::unordered_map<std::uint64_t, std::size_t> first_edge;
   for (std::size_t e = 0; e < n_edges; ++e) {
@@ -269,6 +273,15 @@ EdgeMesh read_edge_mesh(const std::string& path) {
     h5::require_shape(*volumes, {mesh.n_nodes}, "[n_nodes], " + per_node);
   }
 
+  // What reading and checking will hold at once, before any of it is allocated (each dataset's storage is checked
+  // as it is read).
+  const double edge_count = static_cast<double>(n_edges);
+  const double edge_bytes = edge_count * ((edges.type == h5::kInt64 ? 16.0 : 0.0) + 8.0 + 24.0 + 8.0 + 8.0) +
+                            16.0 * std::min(static_cast<double>(mesh.n_nodes), edge_count + 1.0);
+  const double node_bytes = static_cast<double>(mesh.n_nodes) * ((coords ? 24.0 : 0.0) + (volumes ? 8.0 : 0.0));
+  require_memory(edge_bytes + node_bytes,
+                 fmt::format("{}: reading the mesh ({} nodes, {} edges)", path, mesh.n_nodes, n_edges));
+
   mesh.edges = read_edges(file, edges, mesh.n_nodes);
   check_duplicate_edges(path, mesh.edges, mesh.n_nodes);
   mesh.normals = h5::read<double>(file, normals);
@@ -314,12 +327,14 @@ FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes) 
   return state;
 }
 
-void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state) {
+void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state,
+                     const std::function<void(const h5::File&)>& add_more) {
   check_writable(path, mesh);
   if (state) check_writable(path, *state, mesh.n_nodes);
   write_atomically(path, [&](const h5::File& file) {
     write_mesh_group(file, mesh);
     if (state) write_state_group(file, *state);
+    if (add_more) add_more(file);
   });
 }
 

@@ -2,11 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "mesh/edge_mesh.hpp"
 
 namespace fluxjac {
+
+namespace h5 {
+class File;
+}
 
 /// Root attribute `format` of mesh and state files.
 inline constexpr const char* kEdgeMeshFormat = "fluxjac-edge-mesh";
@@ -25,9 +30,11 @@ EdgeMesh read_edge_mesh(const std::string& path);
 /// positive density and pressure. Throws Error(kInvalidInput) naming the file, dataset and node.
 FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
 
-/// \brief Writes mesh (and state when not null) atomically in the DESIGN.md 3.1 layout, edges as int32.
+/// \brief Writes mesh (and state when not null) atomically in the DESIGN.md 3.1 layout, edges as int32;
+/// add_more, when given, writes further datasets and attributes into the file before it is closed and committed.
 /// Only array sizes are checked (Error(kRuntime) when inconsistent); values are written as given.
-void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state);
+void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state,
+                     const std::function<void(const h5::File&)>& add_more = {});
 
 /// \brief Writes a state-only file (root attributes and /state), atomically; read it with read_flow_state.
 void write_flow_state(const std::string& path, const FlowState& state);

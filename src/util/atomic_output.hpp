@@ -5,16 +5,20 @@
 
 namespace fluxjac {
 
-/// \brief Write to temporary_path(), then commit() renames it to the final path in one step (rename(2)
-/// within one folder); without commit, the destructor removes the temporary. So no partial or invalid
-/// output ever appears under the final name, and an existing file there survives a failed write.
+/// \brief Write to temporary_path(), then commit() flushes it to the disk and renames it to the target in one
+/// step (rename(2) within one folder); without commit, the destructor removes the temporary, and so does
+/// SIGINT, SIGTERM or SIGHUP while it exists. So no partial or invalid output ever appears under the final
+/// name, and an existing file there survives a failed write. A final path that is a symbolic link is written
+/// through: the link stays and its target is replaced (the temporary lies beside the target).
 ///
 ///     AtomicOutput output(path);
 ///     write_everything_to(output.temporary_path());  // may throw
 ///     output.commit();
 class AtomicOutput {
  public:
-  /// \brief Prepares "<final_path>.tmp-<pid>"; Error(kUsage) when the target folder does not exist.
+  /// \brief Creates an empty "<target>.tmp-<pid>-<random>" (a name no other process, here or on another node
+  /// sharing the folder, will pick); Error(kUsage) when the target folder does not exist or the target exists
+  /// and is not a regular file, Error(kRuntime) when the temporary cannot be created.
   explicit AtomicOutput(std::string final_path);
   /// \brief Removes the temporary unless commit() succeeded (never throws).
   ~AtomicOutput();
@@ -23,17 +27,28 @@ class AtomicOutput {
 
   /// Where to write now.
   const std::string& temporary_path() const { return temporary_path_; }
-  /// Where the file appears on commit.
+  /// Where the file appears on commit, as the caller named it.
   const std::string& final_path() const { return final_path_; }
   bool committed() const { return committed_; }
 
-  /// \brief Renames the finished temporary over the final path; Error(kRuntime) when that fails.
+  /// \brief Flushes the temporary to the disk (fsync), gives it the mode of the file it replaces, and renames it
+  /// over the target; Error(kRuntime) when any step fails (the temporary is then removed by the destructor).
   void commit();
 
  private:
   std::string final_path_;
+  std::string target_path_;
   std::string temporary_path_;
+  int registry_slot_ = -1;
   bool committed_ = false;
 };
+
+/// \brief Removes the temporaries of every AtomicOutput alive now; async-signal-safe. For exits that skip
+/// destructors (a library calling exit(), a fatal signal): no temporary outlives the process.
+void remove_live_temporaries() noexcept;
+
+/// \brief Writes text atomically to path (checking every write, the flush to disk and the close), or to
+/// standard output when path is "-"; Error(kRuntime) naming the file and the system's reason on any failure.
+void write_text_output(const std::string& path, const std::string& text);
 
 }  // namespace fluxjac

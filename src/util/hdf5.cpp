@@ -2,13 +2,112 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "util/error.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac::h5 {
 namespace {
+
+// At exit HDF5 closes the files still open. A file whose close failed (disk full) stays registered half torn down,
+// and that teardown then crashes on it (HDF5 1.10: a segfault in H5F__close_cb, exit 139 instead of fluxjac's 4).
+// fluxjac closes every file itself (RAII, on error paths too), so the teardown has nothing to do: switch it off
+// before the library's first use.
+[[maybe_unused]] const bool kNoTeardownAtExit = [] {
+  H5dont_atexit();
+  return true;
+}();
+
+/// Deflate cannot expand data more than 1032:1 (RFC 1951: at best 258 bytes per 2-bit code); a chunked dataset
+/// compressed only by deflate (with shuffle or checksums) that claims more is damaged or forged.
+constexpr double kMaxDeflateRatio = 1032.0;
+
+/// The system's reason for a failed HDF5 write where the failing call left one in errno, else a hint.
+std::string write_failure_reason(int error_number) {
+  switch (error_number) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+    case EROFS:
+      return std::strerror(error_number);
+    default:
+      return "disk full or I/O error?";
+  }
+}
+
+/// HDF5's number of the file an object lies in (an object reached through an external link has another).
+unsigned long file_number(hid_t object) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info{};
+  if (H5Oget_info3(object, &info, H5O_INFO_BASIC) < 0) return 0;
+#else
+  H5O_info_t info{};
+  if (H5Oget_info2(object, &info, H5O_INFO_BASIC) < 0) return 0;
+#endif
+  return info.fileno;
+}
+
+/// Links fluxjac follows: hard links and soft links within the file. Anything else leads elsewhere.
+void require_internal_link(const File& file, const std::string& path) {
+  H5L_info_t link{};
+  if (H5Lget_info(file.id(), path.c_str(), &link, H5P_DEFAULT) < 0)
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot read the link (damaged file?)", file.name(), path);
+  if (link.type == H5L_TYPE_HARD || link.type == H5L_TYPE_SOFT) return;
+  if (link.type == H5L_TYPE_EXTERNAL) {
+    std::vector<char> value(link.u.val_size);
+    const char* target_file = nullptr;
+    const char* target_object = nullptr;
+    unsigned flags = 0;
+    if (!value.empty() && H5Lget_val(file.id(), path.c_str(), value.data(), value.size(), H5P_DEFAULT) >= 0 &&
+        H5Lunpack_elink_val(value.data(), value.size(), &flags, &target_file, &target_object) >= 0 && target_file &&
+        target_object)
+      fail(ExitCode::kInvalidInput,
+           "{}: {}: is an external link to {}:{}; fluxjac reads only data stored in the file itself (copy it in, e.g. "
+           "with h5copy)",
+           file.name(), path, target_file, target_object);
+    fail(ExitCode::kInvalidInput,
+         "{}: {}: is an external link; fluxjac reads only data stored in the file itself (copy it in, e.g. with "
+         "h5copy)",
+         file.name(), path);
+  }
+  fail(ExitCode::kInvalidInput, "{}: {}: is a user-defined link (type {}); fluxjac follows only hard and soft links",
+       file.name(), path, static_cast<int>(link.type));
+}
+
+/// An object reached through a soft link that ends in another file.
+void require_in_file(const File& file, hid_t object, const std::string& path) {
+  if (file_number(object) != file_number(file.id()))
+    fail(ExitCode::kInvalidInput,
+         "{}: {}: lies in another file (reached through a link); fluxjac reads only data stored in the file itself",
+         file.name(), path);
+}
+
+/// Values kept outside the file: external raw files (H5Pset_external) or a virtual dataset's source files.
+void require_internal_storage(const File& file, hid_t dataset, const std::string& path) {
+  const PropertyList creation(H5Dget_create_plist(dataset));
+  if (!creation.valid())
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot read how the dataset is stored (damaged file?)", file.name(), path);
+  if (H5Pget_layout(creation.id()) == H5D_VIRTUAL)
+    fail(ExitCode::kInvalidInput,
+         "{}: {}: is a virtual dataset (its values come from other files); fluxjac reads only data stored in the file "
+         "itself",
+         file.name(), path);
+  if (H5Pget_external_count(creation.id()) > 0) {
+    char name[1024] = {};
+    off_t offset = 0;
+    hsize_t size = 0;
+    H5Pget_external(creation.id(), 0, sizeof name - 1, name, &offset, &size);
+    fail(ExitCode::kInvalidInput,
+         "{}: {}: keeps its values in the external file '{}'; fluxjac reads only data stored in the file itself",
+         file.name(), path, name);
+  }
+}
 
 /// "mesh.h5: root attribute "format"" or "mesh.h5: /mesh: attribute "n_nodes"".
 std::string attribute_where(const File& file, const std::string& object_path, const std::string& name) {
@@ -47,6 +146,10 @@ std::optional<OpenAttribute> open_attribute(const File& file, const std::string&
   if (!exists(file, object_path))
     fail(ExitCode::kInvalidInput, "{}: {}: group not found (looking for its attribute \"{}\")", file.name(),
          object_path, name);
+  {
+    const Object object(H5Oopen(file.id(), object_path.c_str(), H5P_DEFAULT));
+    if (object.valid()) require_in_file(file, object.id(), object_path);
+  }
   if (!has_attribute(file, object_path, name)) return std::nullopt;
   OpenAttribute open;
   open.attribute = Attribute(H5Aopen_by_name(file.id(), object_path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
@@ -113,9 +216,13 @@ File File::create(const std::string& path, const std::string& display_name) {
 
 void File::close() {
   if (!handle_.valid()) return;
+  errno = 0;
   const bool flushed = H5Fflush(handle_.id(), H5F_SCOPE_LOCAL) >= 0;
+  const int flush_error = errno;
   const bool closed = handle_.reset();
-  if (!flushed || !closed) fail(ExitCode::kRuntime, "{}: writing the file failed (disk full or I/O error?)", name_);
+  if (!flushed || !closed)
+    fail(ExitCode::kRuntime, "{}: writing the file failed: {}", name_,
+         write_failure_reason(flushed ? errno : flush_error));
 }
 
 std::string ElementType::name() const {
@@ -152,9 +259,11 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 bool exists(const File& file, const std::string& path) {
   if (path.empty() || path == "/") return true;
   // H5Lexists fails (instead of returning false) when a parent is missing, so walk the path.
+  // Each link is checked before the next step follows it, so no external file is ever opened.
   for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     const std::string prefix = path.substr(0, slash);
     if (H5Lexists(file.id(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    require_internal_link(file, prefix);
     if (slash == std::string::npos) break;
   }
   return H5Oexists_by_name(file.id(), path.c_str(), H5P_DEFAULT) > 0;
@@ -166,8 +275,10 @@ DatasetInfo describe_dataset(const File& file, const std::string& path) {
     const Object object(H5Oopen(file.id(), path.c_str(), H5P_DEFAULT));
     if (!object.valid() || H5Iget_type(object.id()) != H5I_DATASET)
       fail(ExitCode::kInvalidInput, "{}: {}: is not a dataset", file.name(), path);
+    require_in_file(file, object.id(), path);
   }
   const Dataset dataset(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT));
+  if (dataset.valid()) require_internal_storage(file, dataset.id(), path);
   const Datatype type(H5Dget_type(dataset.id()));
   const Dataspace space(H5Dget_space(dataset.id()));
   if (!dataset.valid() || !type.valid() || !space.valid())
@@ -205,8 +316,65 @@ void require_shape(const DatasetInfo& info, const std::vector<std::int64_t>& exp
          shape_text(expected), meaning.empty() ? "" : " (", meaning, meaning.empty() ? "" : ")");
 }
 
+void require_readable(const File& file, const DatasetInfo& info, double memory_bytes) {
+  const std::int64_t count = info.element_count();
+  if (count == 0) return;
+  const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
+  const PropertyList creation(dataset.valid() ? H5Dget_create_plist(dataset.id()) : H5I_INVALID_HID);
+  if (!dataset.valid() || !creation.valid())
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot open the dataset (damaged file?)", info.file, info.path);
+  require_internal_storage(file, dataset.id(), info.path);
+  const double declared = static_cast<double>(count) * static_cast<double>(info.type.size);
+  const double stored = static_cast<double>(H5Dget_storage_size(dataset.id()));
+  const std::string declares = fmt::format("{}: {}: declares {} values of {} ({})", info.file, info.path,
+                                           shape_text(info.shape), info.type.name(), byte_size_text(declared));
+  const H5D_layout_t layout = H5Pget_layout(creation.id());
+  if (layout == H5D_CONTIGUOUS) {
+    if (stored < declared)
+      fail(ExitCode::kInvalidInput, "{}, but the file stores {} of them (never written, or the file is damaged)",
+           declares, byte_size_text(stored));
+    hsize_t file_size = 0;
+    const haddr_t offset = H5Dget_offset(dataset.id());
+    if (H5Fget_filesize(file.id(), &file_size) >= 0 && offset != HADDR_UNDEF &&
+        static_cast<double>(offset) + declared > static_cast<double>(file_size))
+      fail(ExitCode::kInvalidInput, "{}, stored past the end of the {} file (truncated?)", declares,
+           byte_size_text(static_cast<double>(file_size)));
+  } else if (layout == H5D_CHUNKED) {
+    const int rank = static_cast<int>(info.shape.size());
+    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+    if (H5Pget_chunk(creation.id(), rank, chunk.data()) != rank)
+      fail(ExitCode::kInvalidInput, "{}: {}: cannot read the chunk shape (damaged file?)", info.file, info.path);
+    double chunks = 1.0;
+    for (int i = 0; i < rank; ++i)
+      chunks *= std::ceil(static_cast<double>(info.shape[i]) / static_cast<double>(std::max<hsize_t>(chunk[i], 1)));
+    hsize_t written = 0;
+    const Dataspace space(H5Dget_space(dataset.id()));
+    // With no chunk written yet there is no chunk index, and HDF5 cannot count: none is stored.
+    if (stored > 0 && (!space.valid() || H5Dget_num_chunks(dataset.id(), space.id(), &written) < 0))
+      fail(ExitCode::kInvalidInput, "{}: {}: cannot count the stored chunks (damaged file?)", info.file, info.path);
+    if (static_cast<double>(written) < chunks)
+      fail(ExitCode::kInvalidInput, "{}, but only {} of its {:.0f} chunks are stored (the rest was never written)",
+           declares, written, chunks);
+    bool deflate_only = H5Pget_nfilters(creation.id()) > 0;
+    for (int i = 0; i < H5Pget_nfilters(creation.id()); ++i) {
+      unsigned flags = 0;
+      std::size_t n_values = 0;
+      const H5Z_filter_t filter =
+          H5Pget_filter2(creation.id(), static_cast<unsigned>(i), &flags, &n_values, nullptr, 0, nullptr, nullptr);
+      deflate_only = deflate_only &&
+                     (filter == H5Z_FILTER_DEFLATE || filter == H5Z_FILTER_SHUFFLE || filter == H5Z_FILTER_FLETCHER32);
+    }
+    if (deflate_only && declared > kMaxDeflateRatio * stored)
+      fail(ExitCode::kInvalidInput,
+           "{} in {} of deflate-compressed chunks: more than deflate can expand (damaged file?)", declares,
+           byte_size_text(stored));
+  }
+  require_memory(memory_bytes, fmt::format("{}: {}: reading {} values", info.file, info.path, shape_text(info.shape)));
+}
+
 void read_raw(const File& file, const DatasetInfo& info, hid_t memory_type, void* buffer) {
   if (info.element_count() == 0) return;
+  require_readable(file, info, 0.0);
   const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
   if (!dataset.valid() || H5Dread(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer) < 0)
     fail(ExitCode::kInvalidInput, "{}: {}: cannot read the dataset (damaged file?)", info.file, info.path);
@@ -223,12 +391,17 @@ void write_raw(const File& file, const std::string& path, hid_t file_type, hid_t
                                       : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   PropertyList link_properties(H5Pcreate(H5P_LINK_CREATE));
   H5Pset_create_intermediate_group(link_properties.id(), 1);
-  const Dataset dataset(
+  Dataset dataset(
       H5Dcreate2(file.id(), path.c_str(), file_type, space.id(), link_properties.id(), H5P_DEFAULT, H5P_DEFAULT));
   if (!space.valid() || !dataset.valid())
     fail(ExitCode::kRuntime, "{}: {}: cannot create the dataset {}", file.name(), path, shape_text(shape));
-  if (count > 0 && H5Dwrite(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-    fail(ExitCode::kRuntime, "{}: {}: writing the dataset failed (disk full?)", file.name(), path);
+  // HDF5 may hold the values in its sieve buffer until the dataset closes: a full disk shows there.
+  errno = 0;
+  const bool written = count == 0 || H5Dwrite(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+  const int write_error = errno;
+  if (!dataset.reset() || !written)
+    fail(ExitCode::kRuntime, "{}: {}: writing the dataset failed: {}", file.name(), path,
+         write_failure_reason(written ? errno : write_error));
 }
 
 void create_group(const File& file, const std::string& path) {

@@ -116,9 +116,12 @@ struct DatasetInfo {
 std::string shape_text(const std::vector<std::int64_t>& shape);
 
 /// \brief True when an object (group or dataset) exists at the absolute path; intermediate groups may be missing.
+/// Error(kInvalidInput) when a link on the way leads out of the file (an external or user-defined link): fluxjac
+/// reads only what is stored in the file it was given.
 bool exists(const File& file, const std::string& path);
 
-/// \brief Type and shape of a dataset; Error(kInvalidInput) "FILE: PATH: dataset not found" when absent.
+/// \brief Type and shape of a dataset; Error(kInvalidInput) "FILE: PATH: dataset not found" when absent, and when
+/// the dataset lies in another file or keeps its values outside the file (external storage, virtual dataset).
 DatasetInfo describe_dataset(const File& file, const std::string& path);
 
 /// \brief Error(kInvalidInput) unless the element type is one of accepted ("has type float32, expected float64").
@@ -162,7 +165,15 @@ struct TypeTraits<std::uint32_t> {
   static hid_t file() { return H5T_STD_U32LE; }
 };
 
-/// \brief Reads a whole dataset into buffer (info.element_count() elements), converting to memory_type.
+/// \brief Error(kInvalidInput) unless every value the dataset declares is stored in the file itself: not in
+/// external raw files, not mapped from other files (virtual dataset), no chunk left unwritten, no contiguous block
+/// past the end of the file, no more than deflate can expand; then Error(kRuntime) when memory_bytes (what the
+/// caller will allocate for it) exceeds the memory available. So a small file declaring a huge shape is refused
+/// before anything is allocated.
+void require_readable(const File& file, const DatasetInfo& info, double memory_bytes);
+
+/// \brief Reads a whole dataset into buffer (info.element_count() elements), converting to memory_type; checks
+/// the storage first (require_readable).
 void read_raw(const File& file, const DatasetInfo& info, hid_t memory_type, void* buffer);
 
 /// \brief Creates a contiguous dataset (and missing parent groups) and writes count elements to it;
@@ -173,6 +184,7 @@ void write_raw(const File& file, const std::string& path, hid_t file_type, hid_t
 /// \brief Reads a whole dataset as T; check the type class first (HDF5 converts int32 to int64 and so on).
 template <class T>
 std::vector<T> read(const File& file, const DatasetInfo& info) {
+  require_readable(file, info, static_cast<double>(info.element_count()) * sizeof(T));
   std::vector<T> values(static_cast<std::size_t>(info.element_count()));
   read_raw(file, info, TypeTraits<T>::memory(), values.data());
   return values;

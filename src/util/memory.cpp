@@ -1,0 +1,133 @@
+#include "util/memory.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+/// Limits at or above this mean "no limit" (cgroup v1 writes 2^63 rounded down to a page).
+constexpr std::uint64_t kNoLimit = std::uint64_t{1} << 62;
+
+/// The first whitespace-separated number of a file, or nullopt ("max", missing file).
+std::optional<std::uint64_t> read_number(const std::string& path) {
+  std::ifstream in(path);
+  std::uint64_t value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+/// "MemAvailable:   22381980 kB" and so on, in bytes.
+std::optional<std::uint64_t> meminfo_bytes(const std::string& key) {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + ":", 0) != 0) continue;
+    std::istringstream fields(line.substr(key.size() + 1));
+    std::uint64_t kilobytes = 0;
+    if (fields >> kilobytes) return kilobytes * 1024;
+  }
+  return std::nullopt;
+}
+
+/// The cgroup path of this process for a controller ("" for the unified v2 hierarchy), e.g. "/slurm/job_1".
+std::optional<std::string> cgroup_path(const std::string& controller) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t first = line.find(':');
+    const std::size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    if (line.substr(first + 1, second - first - 1) == controller) return line.substr(second + 1);
+  }
+  return std::nullopt;
+}
+
+/// Room under a cgroup memory limit: v2 (memory.max - memory.current) or v1 (limit_in_bytes - usage_in_bytes),
+/// looked up at the process's own cgroup and at the mount root (what a container sees).
+std::optional<std::uint64_t> cgroup_room() {
+  struct Files {
+    std::string limit, usage;
+  };
+  std::vector<Files> candidates;
+  if (const auto path = cgroup_path(""); path && *path != "/")
+    candidates.push_back({"/sys/fs/cgroup" + *path + "/memory.max", "/sys/fs/cgroup" + *path + "/memory.current"});
+  candidates.push_back({"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"});
+  if (const auto path = cgroup_path("memory"); path && *path != "/")
+    candidates.push_back({"/sys/fs/cgroup/memory" + *path + "/memory.limit_in_bytes",
+                          "/sys/fs/cgroup/memory" + *path + "/memory.usage_in_bytes"});
+  candidates.push_back({"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"});
+  for (const Files& files : candidates) {
+    const std::optional<std::uint64_t> limit = read_number(files.limit);
+    if (!limit) continue;
+    if (*limit >= kNoLimit) return std::nullopt;
+    const std::uint64_t usage = read_number(files.usage).value_or(0);
+    return usage < *limit ? *limit - usage : 0;
+  }
+  return std::nullopt;
+}
+
+/// Room under ulimit -v and ulimit -d, against the process's current size.
+std::optional<std::uint64_t> rlimit_room() {
+  std::optional<std::uint64_t> room;
+  std::uint64_t pages_total = 0, pages_resident = 0, pages_shared = 0, pages_text = 0, pages_lib = 0, pages_data = 0;
+  {
+    std::ifstream statm("/proc/self/statm");
+    statm >> pages_total >> pages_resident >> pages_shared >> pages_text >> pages_lib >> pages_data;
+  }
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const auto limit_room = [&](int resource, std::uint64_t used) {
+    struct rlimit limit {};
+    if (::getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+    const std::uint64_t cap = limit.rlim_cur;
+    const std::uint64_t left = used < cap ? cap - used : 0;
+    room = room ? std::min(*room, left) : left;
+  };
+  limit_room(RLIMIT_AS, pages_total * page);
+  limit_room(RLIMIT_DATA, pages_data * page);
+  return room;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> available_memory() {
+  std::optional<std::uint64_t> room;
+  const auto take = [&](std::optional<std::uint64_t> value) {
+    if (value) room = room ? std::min(*room, *value) : *value;
+  };
+  if (const auto available = meminfo_bytes("MemAvailable")) take(*available + meminfo_bytes("SwapFree").value_or(0));
+  take(cgroup_room());
+  take(rlimit_room());
+  return room;
+}
+
+std::string byte_size_text(double bytes) {
+  constexpr const char* kUnits[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  while (bytes >= 1000.0 && unit < 5) {
+    bytes /= 1000.0;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{:.0f} bytes", bytes);
+  return fmt::format("{:.{}f} {}", bytes, bytes < 10.0 ? 2 : bytes < 100.0 ? 1 : 0, kUnits[unit]);
+}
+
+void require_memory(double bytes, const std::string& purpose) {
+  const std::optional<std::uint64_t> available = available_memory();
+  if (!available || bytes <= static_cast<double>(*available)) return;
+  fail(ExitCode::kRuntime,
+       "{} needs about {} of memory, but only {} is available (free memory and swap, cgroup and ulimit limits): use "
+       "a machine with more memory or a smaller mesh",
+       purpose, byte_size_text(bytes), byte_size_text(static_cast<double>(*available)));
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,747 @@
+// Output safety, as the user sees it: nothing the user gave is ever overwritten (an output onto an input, onto
+// another output, onto a directory, FIFO or device is refused before any work), no output file appears unless
+// complete (a full disk, a signal), HDF5 input is read only from the file given and only at the size it really
+// stores, and running out of memory or threads ends with exit code 4 and one clear line. Each test runs the real
+// `fluxjac` in a child process (fork and exec) so that it can set resource limits (a file-size limit stands in for
+// a full disk, a data limit for a small machine), send signals, and read stdout and stderr apart.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "test_support.hpp"
+#include "util/atomic_output.hpp"
+#include "util/hdf5.hpp"
+
+extern char** environ;
+
+namespace fluxjac {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+// ---- running fluxjac in a child process ------------------------------------------------------------------------
+
+struct Launch {
+  std::vector<std::string> args;
+  std::optional<rlim_t> file_size_limit;  ///< RLIMIT_FSIZE, bytes: a disk that is full after this many bytes
+  std::optional<rlim_t> data_limit;       ///< RLIMIT_DATA, bytes: a machine with little memory
+  std::vector<std::string> environment;   ///< extra NAME=value entries
+  std::string stdout_file;                ///< send stdout there (e.g. /dev/full) instead of capturing it
+};
+
+struct Outcome {
+  int exit_code = -1;  ///< -1 when a signal ended the process
+  int signal = 0;      ///< the signal that ended it, else 0
+  std::string out, err;
+  long max_rss_kb = 0;  ///< the child's peak resident memory
+};
+
+/// \brief Forks and execs fluxjac with the launch's limits and environment, stdout to out_fd (or the launch's
+/// stdout_file) and stderr to err_fd. Everything the child needs is built before fork.
+pid_t start(const Launch& launch, int out_fd, int err_fd) {
+  std::vector<std::string> argument_text{FLUXJAC_EXECUTABLE};
+  argument_text.insert(argument_text.end(), launch.args.begin(), launch.args.end());
+  std::vector<char*> arguments;
+  for (std::string& text : argument_text) arguments.push_back(text.data());
+  arguments.push_back(nullptr);
+  std::vector<std::string> environment_text;
+  for (char** entry = environ; *entry; ++entry) environment_text.emplace_back(*entry);
+  environment_text.insert(environment_text.end(), launch.environment.begin(), launch.environment.end());
+  std::vector<char*> environment;
+  for (std::string& text : environment_text) environment.push_back(text.data());
+  environment.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // Child: the signals the tests send act as they do for a user's shell, whatever the test runner set.
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ}) ::signal(signal_number, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (launch.file_size_limit) {
+    const struct rlimit limit { *launch.file_size_limit, *launch.file_size_limit };
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  if (launch.data_limit) {
+    const struct rlimit limit { *launch.data_limit, *launch.data_limit };
+    ::setrlimit(RLIMIT_DATA, &limit);
+  }
+  const int stdout_target = launch.stdout_file.empty() ? out_fd : ::open(launch.stdout_file.c_str(), O_WRONLY);
+  ::dup2(stdout_target, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  ::execve(arguments[0], arguments.data(), environment.data());
+  ::_exit(127);
+}
+
+/// \brief Runs fluxjac to the end, capturing stdout and stderr (read together, so neither pipe fills up).
+Outcome run(const Launch& launch) {
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe2 failed";
+    return {};
+  }
+  const pid_t pid = start(launch, out_pipe[1], err_pipe[1]);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  Outcome outcome;
+  struct pollfd streams[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* texts[2] = {&outcome.out, &outcome.err};
+  int open_streams = 2;
+  while (open_streams > 0 && ::poll(streams, 2, -1) >= 0) {
+    for (int i = 0; i < 2; ++i) {
+      if (streams[i].fd < 0 || streams[i].revents == 0) continue;
+      char buffer[4096];
+      const ssize_t n = ::read(streams[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        texts[i]->append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      ::close(streams[i].fd);
+      streams[i].fd = -1;
+      --open_streams;
+    }
+  }
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  outcome.max_rss_kb = usage.ru_maxrss;
+  return outcome;
+}
+
+Outcome fluxjac(std::vector<std::string> args) { return run(Launch{std::move(args), {}, {}, {}, {}}); }
+
+/// The arguments of a quick reference run (timings are not the point here).
+std::vector<std::string> quick_run(std::vector<std::string> more) {
+  std::vector<std::string> args{"run", "-q", "--warmup", "0", "--reps", "1"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+
+/// \brief Expects the exit code, no signal, and exactly one stderr line "fluxjac: error: ..." holding every fragment.
+void expect_error_line(const Outcome& outcome, int exit_code, const std::vector<std::string>& fragments) {
+  EXPECT_EQ(outcome.signal, 0) << "ended by signal " << outcome.signal << "\n" << outcome.err;
+  EXPECT_EQ(outcome.exit_code, exit_code) << outcome.err;
+  EXPECT_EQ(outcome.err.rfind("fluxjac: error: ", 0), 0u) << outcome.err;
+  EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << "not one line:\n" << outcome.err;
+  for (const std::string& fragment : fragments)
+    EXPECT_TRUE(contains(outcome.err, fragment)) << "\"" << fragment << "\" missing in: " << outcome.err;
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+/// The names in a folder (not recursive).
+std::vector<std::string> names_in(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// \brief Expects no temporary ("*.tmp-*") anywhere under folder.
+void expect_no_temporary(const fs::path& folder) {
+  for (const auto& entry : fs::recursive_directory_iterator(folder))
+    EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp-")) << "left behind: " << entry.path();
+}
+
+/// \brief A mixed n = 3 mesh (64 nodes, 246 edges) with its state, made once per test process.
+const std::string& small_mesh() {
+  static const TempDir folder;
+  static const std::string path = [] {
+    const std::string mesh = folder.file("mixed-3.h5");
+    const Outcome made = fluxjac({"mesh", "gen", "-q", "--kind", "mixed", "--n", "3", "-o", mesh});
+    EXPECT_EQ(made.exit_code, 0) << made.err;
+    return mesh;
+  }();
+  return path;
+}
+
+/// \brief A copy of the small mesh in folder.
+std::string copy_of_mesh(const TempDir& folder, const std::string& name = "m.h5") {
+  const std::string copy = folder.file(name);
+  fs::copy_file(small_mesh(), copy);
+  return copy;
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// ---- an output onto an input or onto another output: exit 3 before any work, the input byte for byte intact ----
+
+/// What a same-file case runs, and the file that must come through unchanged (empty: none may appear at `absent`).
+struct SameFileSetup {
+  std::vector<std::string> args;
+  std::string kept;    ///< an input that must keep its bytes
+  std::string absent;  ///< an output path where no file may appear
+};
+
+struct SameFileCase {
+  std::string name;
+  std::function<SameFileSetup(const TempDir& folder)> prepare;
+  std::vector<std::string> fragments;  ///< both options and the file
+};
+
+void PrintTo(const SameFileCase& same, std::ostream* out) { *out << same.name; }
+
+std::vector<SameFileCase> same_file_cases() {
+  return {
+      {"run_output_onto_mesh",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         return SameFileSetup{quick_run({"--mesh", mesh, "--output", mesh}), mesh, ""};
+       },
+       {"--output", "--mesh", "m.h5", "same file"}},
+      {"run_json_onto_mesh",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         return SameFileSetup{quick_run({"--mesh", mesh, "--json", mesh}), mesh, ""};
+       },
+       {"--json", "--mesh", "m.h5"}},
+      {"run_csv_onto_mesh",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         return SameFileSetup{quick_run({"--mesh", mesh, "--csv", mesh}), mesh, ""};
+       },
+       {"--csv", "--mesh", "m.h5"}},
+      {"run_output_onto_state",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder), state = copy_of_mesh(folder, "s.h5");
+         return SameFileSetup{quick_run({"--mesh", mesh, "--state", state, "--output", state}), state, ""};
+       },
+       {"--output", "--state", "s.h5"}},
+      {"run_output_onto_reference",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder), reference = folder.file("r.h5");
+         const Outcome stored = fluxjac(quick_run({"--mesh", mesh, "--output", reference}));
+         EXPECT_EQ(stored.exit_code, 0) << stored.err;
+         return SameFileSetup{quick_run({"--mesh", mesh, "--reference", reference, "--output", reference}), reference,
+                              ""};
+       },
+       {"--output", "--reference", "r.h5"}},
+      {"run_output_through_parent_folder",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         fs::create_directory(folder.path() / "sub");
+         return SameFileSetup{quick_run({"--mesh", mesh, "--output", folder.file("sub/../m.h5")}), mesh, ""};
+       },
+       {"--output", "sub/../m.h5", "--mesh"}},
+      {"run_output_through_symbolic_link",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         fs::create_symlink("m.h5", folder.path() / "link.h5");
+         return SameFileSetup{quick_run({"--mesh", mesh, "--output", folder.file("link.h5")}), mesh, ""};
+       },
+       {"--output", "link.h5", "--mesh", "m.h5"}},
+      {"run_output_through_hard_link",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         fs::create_hard_link(mesh, folder.path() / "hard.h5");
+         return SameFileSetup{quick_run({"--mesh", mesh, "--output", folder.file("hard.h5")}), mesh, ""};
+       },
+       {"--output", "hard.h5", "--mesh"}},
+      {"config_output_onto_mesh",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder), config = folder.file("run.toml");
+         write_text(config, fmt::format("mesh = \"{}\"\noutput = \"{}\"\nreps = 1\nwarmup = 0\n", mesh, mesh));
+         return SameFileSetup{{"run", "-q", "--config", config}, mesh, ""};
+       },
+       {"--output", "--mesh", "m.h5"}},
+      {"config_json_onto_the_config",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder), config = folder.file("run.toml");
+         write_text(config, fmt::format("mesh = \"{}\"\njson = \"{}\"\nreps = 1\nwarmup = 0\n", mesh, config));
+         return SameFileSetup{{"run", "-q", "--config", config}, config, ""};
+       },
+       {"--json", "--config", "run.toml"}},
+      {"csv_and_json_onto_one_new_file",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         fs::create_directory(folder.path() / "sub");
+         return SameFileSetup{
+             quick_run({"--mesh", mesh, "--csv", folder.file("x.txt"), "--json", folder.file("sub/../x.txt")}), "",
+             folder.file("x.txt")};
+       },
+       {"--csv", "--json", "x.txt", "same file"}},
+      {"mesh_dual_output_onto_input",
+       [](const TempDir& folder) {
+         const std::string input = copy_of_mesh(folder, "e.h5");
+         return SameFileSetup{{"mesh", "dual", "-q", input, "-o", input}, input, ""};
+       },
+       {"--output", "the input", "e.h5"}},
+      {"bench_json_onto_mesh",
+       [](const TempDir& folder) {
+         const std::string mesh = copy_of_mesh(folder);
+         return SameFileSetup{
+             {"bench", "-q", "--mesh", mesh, "--reps", "1", "--warmup", "0", "--json", mesh}, mesh, ""};
+       },
+       {"--json", "--mesh", "m.h5"}},
+  };
+}
+
+class SameFile : public ::testing::TestWithParam<SameFileCase> {};
+
+TEST_P(SameFile, IsRefusedWithExitThreeAndTheInputKeepsEveryByte) {
+  const TempDir folder;
+  const SameFileSetup setup = GetParam().prepare(folder);
+  const std::string before = setup.kept.empty() ? std::string() : bytes_of(setup.kept);
+  const Outcome outcome = fluxjac(setup.args);
+  expect_error_line(outcome, 3, GetParam().fragments);
+  if (!setup.kept.empty()) {
+    EXPECT_FALSE(before.empty());
+    EXPECT_TRUE(bytes_of(setup.kept) == before) << setup.kept << " changed";
+  }
+  if (!setup.absent.empty()) {
+    EXPECT_FALSE(fs::exists(setup.absent)) << setup.absent;
+  }
+  expect_no_temporary(folder.path());
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputSafety, SameFile, ::testing::ValuesIn(same_file_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// ---- an output that exists and is not a regular file: exit 3, the node stays what it was ---------------------
+
+struct NotRegularCase {
+  std::string name;
+  std::function<std::vector<std::string>(const TempDir& folder, const std::string& mesh)> prepare;
+  std::vector<std::string> fragments;
+};
+
+void PrintTo(const NotRegularCase& bad, std::ostream* out) { *out << bad.name; }
+
+std::vector<NotRegularCase> not_regular_cases() {
+  const auto fifo = [](const TempDir& folder) {
+    const std::string path = folder.file("fifo");
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    return path;
+  };
+  return {
+      {"json_onto_directory",
+       [](const TempDir& folder, const std::string& mesh) {
+         fs::create_directory(folder.path() / "d");
+         return quick_run({"--mesh", mesh, "--json", folder.file("d")});
+       },
+       {"--json", "a directory", "'-'"}},
+      {"csv_onto_fifo",
+       [fifo](const TempDir& folder, const std::string& mesh) {
+         return quick_run({"--mesh", mesh, "--csv", fifo(folder)});
+       },
+       {"--csv", "FIFO"}},
+      {"output_through_link_to_fifo",
+       [fifo](const TempDir& folder, const std::string& mesh) {
+         fs::create_symlink(fifo(folder), folder.path() / "link");
+         return quick_run({"--mesh", mesh, "--output", folder.file("link")});
+       },
+       {"--output", "FIFO"}},
+      {"mesh_gen_onto_directory",
+       [](const TempDir& folder, const std::string&) {
+         fs::create_directory(folder.path() / "d");
+         return std::vector<std::string>{"mesh", "gen", "-q", "--n", "2", "-o", folder.file("d")};
+       },
+       {"--output", "a directory"}},
+      {"hdf5_output_to_standard_output",
+       [](const TempDir&, const std::string& mesh) {
+         return quick_run({"--mesh", mesh, "--output", "-"});
+       },
+       {"--output -", "standard output"}},
+      {"csv_and_json_both_to_standard_output",
+       [](const TempDir&, const std::string& mesh) {
+         return quick_run({"--mesh", mesh, "--csv", "-", "--json", "-"});
+       },
+       {"--csv", "--json", "standard output"}},
+      {"output_in_missing_folder",
+       [](const TempDir& folder, const std::string& mesh) {
+         return quick_run({"--mesh", mesh, "--output", folder.file("absent/J.h5")});
+       },
+       {"--output", "does not exist"}},
+  };
+}
+
+class NotRegular : public ::testing::TestWithParam<NotRegularCase> {};
+
+TEST_P(NotRegular, IsRefusedWithExitThreeAndNothingIsReplaced) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  const std::vector<std::string> args = GetParam().prepare(folder, mesh);
+  std::vector<std::pair<std::string, fs::file_type>> before;
+  for (const auto& entry : fs::directory_iterator(folder.path()))
+    before.emplace_back(entry.path().filename().string(), fs::symlink_status(entry.path()).type());
+  const Outcome outcome = fluxjac(args);
+  expect_error_line(outcome, 3, GetParam().fragments);
+  std::vector<std::pair<std::string, fs::file_type>> after;
+  for (const auto& entry : fs::directory_iterator(folder.path()))
+    after.emplace_back(entry.path().filename().string(), fs::symlink_status(entry.path()).type());
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_TRUE(before == after) << "the folder changed";
+  EXPECT_FALSE(fs::exists(folder.path() / "-"));
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputSafety, NotRegular, ::testing::ValuesIn(not_regular_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// ---- symbolic links and standard output ------------------------------------------------------------------------
+
+TEST(OutputSafetyLinks, WritingThroughALinkKeepsTheLinkAndReplacesItsTarget) {
+  const TempDir folder;
+  fs::create_directory(folder.path() / "links");
+  fs::create_directory(folder.path() / "results");
+  write_text(folder.file("results/runs.json"), "old");
+  fs::create_symlink("../results/runs.json", folder.path() / "links/runs.json");
+  fs::create_symlink("../results/new.csv", folder.path() / "links/new.csv");  // dangling: the target is created
+  const Outcome outcome = fluxjac(quick_run(
+      {"--mesh", small_mesh(), "--json", folder.file("links/runs.json"), "--csv", folder.file("links/new.csv")}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_TRUE(fs::is_symlink(folder.path() / "links/runs.json"));
+  EXPECT_EQ(fs::read_symlink(folder.path() / "links/runs.json"), "../results/runs.json");
+  EXPECT_TRUE(fs::is_symlink(folder.path() / "links/new.csv"));
+  EXPECT_TRUE(contains(bytes_of(folder.file("results/runs.json")), "\"runs\""));
+  EXPECT_TRUE(contains(bytes_of(folder.file("results/new.csv")), "variant"));
+  EXPECT_EQ(names_in(folder.path() / "results"), (std::vector<std::string>{"new.csv", "runs.json"}));
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyStandardOutput, JsonDashPrintsTheDocumentAloneOnStdout) {
+  const Outcome outcome = run(Launch{quick_run({"--mesh", small_mesh(), "--json", "-"}), {}, {}, {}, {}});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  const std::size_t first = outcome.out.find_first_not_of(" \n");
+  const std::size_t last = outcome.out.find_last_not_of(" \n");
+  ASSERT_NE(first, std::string::npos) << "nothing on stdout";
+  EXPECT_EQ(outcome.out[first], '{') << outcome.out;
+  EXPECT_EQ(outcome.out[last], '}') << outcome.out;
+  EXPECT_TRUE(contains(outcome.out, "\"schema\": \"fluxjac-bench\"")) << outcome.out;
+  EXPECT_TRUE(contains(outcome.err, "median ms")) << "the table belongs on stderr:\n" << outcome.err;
+  EXPECT_FALSE(contains(outcome.out, "median ms"));
+  EXPECT_FALSE(fs::exists("-")) << "a file named '-' was written";
+}
+
+// ---- a full disk (a file-size limit): exit 4, one line, no file, no temporary, an old file intact ------------
+
+TEST(OutputSafetyFullDisk, JacobianOutputFailsCleanlyAndKeepsTheOldFile) {
+  const TempDir folder;
+  write_text(folder.file("J.h5"), "old contents");
+  Launch launch{quick_run({"--mesh", small_mesh(), "--output", folder.file("J.h5")}), 4096, {}, {}, {}};
+  const Outcome outcome = run(launch);
+  expect_error_line(outcome, 4, {"J.h5", "File too large"});
+  EXPECT_EQ(bytes_of(folder.file("J.h5")), "old contents");
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"J.h5"});
+}
+
+TEST(OutputSafetyFullDisk, CsvThatCannotBeWrittenLeavesNoFile) {
+  const TempDir folder;
+  const Outcome outcome =
+      run(Launch{quick_run({"--mesh", small_mesh(), "--csv", folder.file("runs.csv")}), 0, {}, {}, {}});
+  expect_error_line(outcome, 4, {"runs.csv", "writing the file failed"});
+  EXPECT_TRUE(names_in(folder.path()).empty());
+}
+
+TEST(OutputSafetyFullDisk, MeshGenerationFailsCleanly) {
+  const TempDir folder;
+  const Outcome outcome =
+      run(Launch{{"mesh", "gen", "-q", "--n", "8", "-o", folder.file("box.h5")}, 16384, {}, {}, {}});
+  expect_error_line(outcome, 4, {"box.h5", "File too large"});
+  EXPECT_FALSE(contains(outcome.err, ".tmp-")) << "the message names the user's file, not the temporary";
+  EXPECT_TRUE(names_in(folder.path()).empty());
+}
+
+TEST(OutputSafetyFullDisk, StandardOutputOnAFullDeviceIsAnError) {
+  const Outcome outcome = run(Launch{quick_run({"--mesh", small_mesh(), "--json", "-"}), {}, {}, {}, "/dev/full"});
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+  EXPECT_TRUE(contains(outcome.err, "fluxjac: error: standard output")) << outcome.err;
+  EXPECT_TRUE(contains(outcome.err, "No space left on device")) << outcome.err;
+}
+
+// ---- signals during a write: the temporary goes, the process ends by that signal ----------------------------
+
+class InterruptedWrite : public ::testing::TestWithParam<int> {};
+
+TEST_P(InterruptedWrite, LeavesNoTemporaryBehind) {
+  const TempDir folder;
+  const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, folder.path().c_str(), IN_CREATE), 0);
+  const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  // Big enough that writing takes a while after the temporary appears (about 8 MB).
+  const Launch launch{
+      {"mesh", "gen", "-q", "--kind", "mixed", "--n", "30", "-o", folder.file("big.h5")}, {}, {}, {}, {}};
+  const pid_t pid = start(launch, null_fd, null_fd);
+  ::close(null_fd);
+
+  std::string temporary;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (temporary.empty() && std::chrono::steady_clock::now() < deadline) {
+    struct pollfd ready {
+      watch, POLLIN, 0
+    };
+    if (::poll(&ready, 1, 100) <= 0) continue;
+    alignas(struct inotify_event) char buffer[4096];
+    const ssize_t n = ::read(watch, buffer, sizeof buffer);
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
+      const std::string name = event->len > 0 ? event->name : "";
+      if (name.rfind("big.h5.tmp-", 0) == 0) temporary = name;
+      at += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
+    }
+  }
+  ::kill(pid, temporary.empty() ? SIGKILL : GetParam());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(watch);
+  ASSERT_FALSE(temporary.empty()) << "no temporary appeared within the time limit";
+
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == GetParam())
+      << "expected the process to end by signal " << GetParam() << ", status " << status
+      << (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? " (the write finished before the signal)" : "");
+  EXPECT_TRUE(names_in(folder.path()).empty()) << "left behind: " << ::testing::PrintToString(names_in(folder.path()));
+  // Unique beyond the pid: nodes of a cluster writing into one shared folder can share pids.
+  EXPECT_TRUE(std::regex_match(temporary, std::regex(fmt::format(R"(big\.h5\.tmp-{}-[0-9a-f]{{16}})", pid))))
+      << temporary;
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedWrite, ::testing::Values(SIGTERM, SIGINT, SIGHUP),
+                         [](const auto& info) -> std::string {
+                           return info.param == SIGTERM ? "SIGTERM" : info.param == SIGINT ? "SIGINT" : "SIGHUP";
+                         });
+
+// ---- declared sizes against real storage, and memory ----------------------------------------------------------
+
+/// \brief Replaces a dataset of the mesh copy by one of the given type and shape whose values are never written;
+/// configure sets its creation properties (chunking, allocation time).
+void replace_with_unwritten(const std::string& path, const std::string& dataset, hid_t type,
+                            const std::vector<hsize_t>& shape, const std::function<void(hid_t)>& configure) {
+  h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
+  h5::remove(file, dataset);
+  const h5::Dataspace space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr));
+  const h5::PropertyList creation(H5Pcreate(H5P_DATASET_CREATE));
+  configure(creation.id());
+  const h5::Dataset created(
+      H5Dcreate2(file.id(), dataset.c_str(), type, space.id(), H5P_DEFAULT, creation.id(), H5P_DEFAULT));
+  ASSERT_TRUE(created.valid()) << dataset;
+  file.close();
+}
+
+/// Peak memory that proves nothing big was allocated (the mesh itself needs a few MB).
+constexpr long kSmallProcessKb = 200 * 1024;
+
+TEST(OutputSafetySizes, UnwrittenChunksDeclaringFourHundredMillionEdgesAreRefusedBeforeAllocation) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  constexpr hsize_t kEdges = 400'000'000;
+  const auto chunked = [](hsize_t rows, hsize_t columns) {
+    return [=](hid_t creation) {
+      const hsize_t chunk[2] = {rows, columns};
+      H5Pset_chunk(creation, columns > 0 ? 2 : 1, chunk);
+    };
+  };
+  replace_with_unwritten(mesh, "/mesh/edges", H5T_STD_I32LE, {kEdges, 2}, chunked(1 << 20, 2));
+  replace_with_unwritten(mesh, "/mesh/normals", H5T_IEEE_F64LE, {kEdges, 3}, chunked(1 << 20, 3));
+  replace_with_unwritten(mesh, "/mesh/areas", H5T_IEEE_F64LE, {kEdges}, chunked(1 << 20, 0));
+  ASSERT_LT(fs::file_size(mesh), 200'000u) << "the premise: a small file";
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"m.h5", "/mesh/edges", "[400000000, 2]", "chunks are stored"});
+  EXPECT_LT(outcome.max_rss_kb, kSmallProcessKb) << "allocated before refusing";
+}
+
+TEST(OutputSafetySizes, ContiguousDatasetNeverWrittenIsRefused) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  replace_with_unwritten(mesh, "/mesh/areas", H5T_IEEE_F64LE, {246},
+                         [](hid_t creation) { H5Pset_alloc_time(creation, H5D_ALLOC_TIME_LATE); });
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"/mesh/areas", "stores 0 bytes"});
+}
+
+TEST(OutputSafetySizes, HugeNodeCountIsRefusedWithoutCommittingMemory) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  {
+    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+    h5::remove(file, "/mesh/coords");
+    h5::remove(file, "/mesh/volumes");
+    h5::write_attribute(file, "/mesh", "n_nodes", std::int64_t{2147483647});
+    file.close();
+  }
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"/state/Q", "2147483647"});
+  EXPECT_LT(outcome.max_rss_kb, kSmallProcessKb) << "memory committed for the declared node count";
+}
+
+TEST(OutputSafetySizes, MeshTooBigForTheMemoryLimitIsRefusedWithAnEstimate) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  // Five million edges allocated in the file but never written: a sparse file, real storage as far as HDF5 knows.
+  constexpr hsize_t kEdges = 5'000'000;
+  const auto allocated_now = [](hid_t creation) {
+    H5Pset_alloc_time(creation, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(creation, H5D_FILL_TIME_NEVER);
+  };
+  replace_with_unwritten(mesh, "/mesh/edges", H5T_STD_I32LE, {kEdges, 2}, allocated_now);
+  replace_with_unwritten(mesh, "/mesh/normals", H5T_IEEE_F64LE, {kEdges, 3}, allocated_now);
+  replace_with_unwritten(mesh, "/mesh/areas", H5T_IEEE_F64LE, {kEdges}, allocated_now);
+  const Outcome outcome = run(Launch{quick_run({"--mesh", mesh}), {}, rlim_t{128} << 20, {}, {}});
+  expect_error_line(outcome, 4, {"m.h5", "reading the mesh", "5000000 edges", "needs about", "available"});
+}
+
+TEST(OutputSafetyMemory, OutOfMemoryExitsFourSayingSo) {
+  const TempDir folder;
+  const Outcome outcome = run(Launch{{"mesh", "gen", "-q", "--kind", "mixed", "--n", "60", "-o", folder.file("b.h5")},
+                                     {},
+                                     rlim_t{64} << 20,
+                                     {"OMP_NUM_THREADS=1"},
+                                     {}});
+  expect_error_line(outcome, 4, {"out of memory"});
+  EXPECT_TRUE(names_in(folder.path()).empty());
+}
+
+TEST(OutputSafetyMemory, ThreadsThatCannotStartExitFourNotOne) {
+  const TempDir folder;
+  // 64 OpenMP threads with their stacks do not fit under 128 MB of data; the mesh itself is tiny.
+  const Outcome outcome = run(Launch{
+      {"mesh", "gen", "-q", "--n", "2", "-o", folder.file("b.h5")}, {}, rlim_t{128} << 20, {"OMP_NUM_THREADS=64"}, {}});
+  if (outcome.exit_code == 0) GTEST_SKIP() << "all 64 threads started under the limit (or no OpenMP): nothing to test";
+  EXPECT_EQ(outcome.signal, 0);
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+  EXPECT_TRUE(contains(outcome.err, "fluxjac: error: ")) << outcome.err;
+  EXPECT_TRUE(names_in(folder.path()).empty());
+}
+
+// ---- data outside the file: external links, external raw storage, virtual datasets --------------------------
+
+/// \brief The small mesh as m.h5 with /mesh/areas replaced through edit, and a second copy other.h5 to point at.
+std::string mesh_with_foreign_areas(const TempDir& folder, const std::function<void(const h5::File&)>& edit) {
+  const std::string mesh = copy_of_mesh(folder);
+  copy_of_mesh(folder, "other.h5");
+  h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+  h5::remove(file, "/mesh/areas");
+  edit(file);
+  file.close();
+  return mesh;
+}
+
+TEST(OutputSafetyForeignData, ExternalLinkIsRefused) {
+  const TempDir folder;
+  const std::string other = folder.file("other.h5");
+  const std::string mesh = mesh_with_foreign_areas(folder, [&](const h5::File& file) {
+    ASSERT_GE(H5Lcreate_external(other.c_str(), "/mesh/areas", file.id(), "/mesh/areas", H5P_DEFAULT, H5P_DEFAULT), 0);
+  });
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"m.h5", "/mesh/areas", "external link", "other.h5"});
+}
+
+TEST(OutputSafetyForeignData, SoftLinkThroughAnExternalLinkIsRefused) {
+  const TempDir folder;
+  const std::string other = folder.file("other.h5");
+  const std::string mesh = mesh_with_foreign_areas(folder, [&](const h5::File& file) {
+    ASSERT_GE(H5Lcreate_external(other.c_str(), "/mesh", file.id(), "/elsewhere", H5P_DEFAULT, H5P_DEFAULT), 0);
+    ASSERT_GE(H5Lcreate_soft("/elsewhere/areas", file.id(), "/mesh/areas", H5P_DEFAULT, H5P_DEFAULT), 0);
+  });
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"m.h5", "/mesh/areas", "another file"});
+}
+
+TEST(OutputSafetyForeignData, ExternalRawStorageIsRefused) {
+  const TempDir folder;
+  const std::string raw = folder.file("areas.bin");
+  const std::vector<double> areas(246, 1.0);
+  std::ofstream(raw, std::ios::binary).write(reinterpret_cast<const char*>(areas.data()), 246 * sizeof(double));
+  const std::string mesh = mesh_with_foreign_areas(folder, [&](const h5::File& file) {
+    const hsize_t shape[1] = {246};
+    const h5::Dataspace space(H5Screate_simple(1, shape, nullptr));
+    const h5::PropertyList creation(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_external(creation.id(), raw.c_str(), 0, 246 * sizeof(double));
+    const h5::Dataset dataset(
+        H5Dcreate2(file.id(), "/mesh/areas", H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, creation.id(), H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid());
+  });
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"m.h5", "/mesh/areas", "external file", "areas.bin"});
+}
+
+TEST(OutputSafetyForeignData, VirtualDatasetIsRefused) {
+  const TempDir folder;
+  const std::string other = folder.file("other.h5");
+  const std::string mesh = mesh_with_foreign_areas(folder, [&](const h5::File& file) {
+    const hsize_t shape[1] = {246};
+    const h5::Dataspace space(H5Screate_simple(1, shape, nullptr));
+    const h5::PropertyList creation(H5Pcreate(H5P_DATASET_CREATE));
+    ASSERT_GE(H5Pset_virtual(creation.id(), space.id(), other.c_str(), "/mesh/areas", space.id()), 0);
+    const h5::Dataset dataset(
+        H5Dcreate2(file.id(), "/mesh/areas", H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, creation.id(), H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid());
+  });
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh}));
+  expect_error_line(outcome, 2, {"m.h5", "/mesh/areas", "virtual dataset"});
+}
+
+// ---- values the output format cannot hold -------------------------------------------------------------------
+
+TEST(OutputSafetyValues, AoffBeyondFloat32FailsBeforeTheFileIsWritten) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  {
+    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+    std::vector<double> areas = h5::read<double>(file, h5::describe_dataset(file, "/mesh/areas"));
+    for (double& area : areas) area *= 1e40;  // finite and positive, but the blocks pass 3.4e38
+    h5::replace(file, "/mesh/areas", areas, {static_cast<std::int64_t>(areas.size())});
+    file.close();
+  }
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
+  expect_error_line(outcome, 2, {"J.h5", "/jacobian/aoff", "float32"});
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
+}
+
+// ---- AtomicOutput in process ---------------------------------------------------------------------------------
+
+TEST(OutputSafetyAtomicOutput, TemporariesAreUniqueAndLieBesideTheLinkTarget) {
+  const TempDir folder;
+  fs::create_directory(folder.path() / "target");
+  fs::create_symlink("target/out.txt", folder.path() / "out.txt");
+  AtomicOutput first(folder.file("out.txt")), second(folder.file("out.txt"));
+  EXPECT_NE(first.temporary_path(), second.temporary_path());
+  EXPECT_EQ(fs::path(first.temporary_path()).parent_path(), folder.path() / "target");
+  EXPECT_TRUE(fs::exists(first.temporary_path())) << "the name is taken when the output starts";
+  std::ofstream(first.temporary_path()) << "new";
+  first.commit();
+  EXPECT_TRUE(fs::is_symlink(folder.path() / "out.txt"));
+  EXPECT_EQ(bytes_of(folder.file("target/out.txt")), "new");
+}
+
+TEST(OutputSafetyAtomicOutput, WriteTextOutputReplacesAFileAtomically) {
+  const TempDir folder;
+  write_text(folder.file("a.txt"), "old");
+  write_text_output(folder.file("a.txt"), "new text");
+  EXPECT_EQ(bytes_of(folder.file("a.txt")), "new text");
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"a.txt"});
+}
+
+}  // namespace
+}  // namespace fluxjac
