@@ -69,8 +69,10 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side,
 // ---- lane policies shared by the AD variants ----------------------------------------------------------
 // A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
 // (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
+// Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/performance.md:
 // kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
-// beat a few spills (the caps and what they gained are measured in docs/performance.md).
+// beat a few spills; kEdgesPerBlock is the edge strategy's default block (small blocks let one block's compute
+// overlap another's scatter); kNodeEntriesPerBlock the node strategy's default capacity in incident edges.
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
@@ -78,6 +80,8 @@ template <class Scalar, int kSidesPerLane, int kMaxRegs = 255>
 struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
   static constexpr int kMaxRegisters = kMaxRegs;
+  static constexpr int kEdgesPerBlock = 16;
+  static constexpr int kNodeEntriesPerBlock = 32;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
@@ -96,6 +100,8 @@ struct SeededColumnLanes {
 template <class SideWork, int kMaxRegs = 255>
 struct OneLanePerSide {
   static constexpr int kMaxRegisters = kMaxRegs;
+  static constexpr int kEdgesPerBlock = 16;
+  static constexpr int kNodeEntriesPerBlock = 128;
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   FLUXJAC_HD static void compute_side(int, const EdgeInput& edge, int side, double scale, double* block) {

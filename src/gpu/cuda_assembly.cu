@@ -32,13 +32,9 @@ std::optional<KernelResources> CudaAssembly::resources() const {
 }
 
 int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
+  // The lane policy's tuned size, fewer where the kernel's registers allow fewer threads per block.
   const int max_threads = kernel_attributes(strategy).maxThreadsPerBlock;
-  // Edge strategy: 16 edges per block was the best or near-best setting of every variant (H200 sweep):
-  // small blocks let many blocks per SM overlap one block's compute with another's scatter.
-  if (strategy == AssemblyStrategy::kEdge) return std::max(1, std::min(16, max_threads / lanes(strategy)));
-  // Node strategy: blocks of whole rows with at most this many entries (incident edges): 128 was best for the
-  // one-thread-per-side variants in the H100 sweep of docs/performance.md, 32 for the five-lane ones.
-  return std::max(1, std::min(lanes(strategy) == 1 ? 128 : 32, max_threads / lanes(strategy)));
+  return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
 }
 
 CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {

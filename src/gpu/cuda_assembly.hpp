@@ -45,6 +45,8 @@ class CudaAssembly : public Variant {
   virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const = 0;
   /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
   virtual int lanes(AssemblyStrategy strategy) const = 0;
+  /// The lane policy's tuned work units per block: edges (edge strategy) or incident edges (node strategy).
+  virtual int policy_units_per_block(AssemblyStrategy strategy) const = 0;
   /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of
   /// docs/performance.md, fewer where the kernel's registers demand it.
   int default_units_per_block(AssemblyStrategy strategy) const;

@@ -41,6 +41,9 @@ class CudaVariant final : public CudaAssembly {
   int lanes(AssemblyStrategy strategy) const override {
     return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
   }
+  int policy_units_per_block(AssemblyStrategy strategy) const override {
+    return strategy == AssemblyStrategy::kEdge ? Policy::kEdgesPerBlock : Policy::kNodeEntriesPerBlock;
+  }
 };
 
 }  // namespace fluxjac
