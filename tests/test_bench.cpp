@@ -21,6 +21,7 @@
 #include "bench/device_probe.hpp"
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
+#include "util/atomic_output.hpp"
 #include "bench/result_compare.hpp"
 #include "bench/sweep.hpp"
 #include "test_support.hpp"
@@ -608,7 +609,7 @@ TEST(ResultModel, RecordsRoundTripThroughJsonIntoCompare) {
   const std::vector<RunRecord> records = sample_records(device);
   const TempDir folder;
   const std::string path = folder.file("results.json");
-  write_text_file(path, format_json(records, device));
+  write_text_output(path, format_json(records, device));
 
   const ResultFile file = read_result_file(path);
   EXPECT_EQ(file.device, device.name);
@@ -702,7 +703,7 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   const DeviceCeilings device = sample_device();
   const TempDir folder;
   const std::string path = folder.file("results.csv");
-  write_text_file(path, format_csv(sample_records(device), device));
+  write_text_output(path, format_csv(sample_records(device), device));
   const auto rows = read_csv(path);
   ASSERT_EQ(rows.size(), 4u);
   const std::string header =
@@ -740,7 +741,7 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   EXPECT_EQ(value(3, "fluxjac_version"), value(1, "fluxjac_version"));
   EXPECT_FALSE(value(3, "fluxjac_version").empty());
 
-  write_text_file(path, format_csv(sample_records(device), std::nullopt));
+  write_text_output(path, format_csv(sample_records(device), std::nullopt));
   const auto without_device = read_csv(path);
   EXPECT_EQ(without_device[1].size(), rows[0].size());
   EXPECT_EQ(without_device[1].back(), "") << "no device: its columns are empty";
@@ -774,7 +775,7 @@ TEST(ResultModel, NamesThatAreNotUtf8AreWrittenNotThrownOn) {
   records[0].mesh.name = "caf\xe9.h5";  // Latin-1, as an old file system may hold it
   const TempDir folder;
   const std::string path = folder.file("results.json");
-  write_text_file(path, format_json(records, device));
+  write_text_output(path, format_json(records, device));
   const ResultFile file = read_result_file(path);
   EXPECT_EQ(file.runs[0].mesh, "caf\xef\xbf\xbd.h5") << "the byte becomes U+FFFD";
 }
