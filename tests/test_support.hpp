@@ -14,7 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include "ad/dual.hpp"
 #include "mesh/generator.hpp"
 #include "physics/roe_flux.hpp"
 #include "reference/reference.hpp"
@@ -51,22 +50,19 @@ inline std::vector<FluxCase> load_flux_cases() {
   return cases;
 }
 
-/// \brief Flux and both Jacobian blocks per unit area from Dual<10> (the reference's multivariate dual):
-/// jacobian[m][k] = dF_m/dUL_k for k < 5, dF_m/dUR_(k-5) otherwise.
-inline void dual10_jacobian(const double left[5], const double right[5], const FaceNormal& n, double flux[5],
-                            double jacobian[5][10]) {
-  Dual<10> left_dual[5], right_dual[5], flux_dual[5];
-  for (int k = 0; k < 5; ++k) {
-    left_dual[k] = Dual<10>(left[k]);
-    right_dual[k] = Dual<10>(right[k]);
-    left_dual[k].d[k] = 1.0;
-    right_dual[k].d[5 + k] = 1.0;
-  }
-  roe_flux_conservative(left_dual, right_dual, n, flux_dual);
-  for (int m = 0; m < 5; ++m) {
-    flux[m] = flux_dual[m].v;
-    for (int k = 0; k < 10; ++k) jacobian[m][k] = flux_dual[m].d[k];
-  }
+/// \brief Both Jacobian blocks of one face per unit area, from the frozen reference (reference_local_jacobian, its
+/// Dual<10> seeded on both states): jacobian[m][k] = dF_m/dUL_k for k < 5, dF_m/dUR_(k-5) otherwise.
+inline void reference_face_jacobian(const double left[5], const double right[5], const FaceNormal& n,
+                                    double jacobian[5][10]) {
+  EdgeInput edge{};
+  for (int k = 0; k < kBlock; ++k) edge.left[k] = left[k], edge.right[k] = right[k];
+  edge.normal = n;
+  edge.area = 1.0;  // exact: the entries are the per-unit-area derivatives
+  double local[kLocalJacobianEntries];
+  reference_local_jacobian(edge, local);
+  for (int side = 0; side < 2; ++side)
+    for (int m = 0; m < kBlock; ++m)
+      for (int k = 0; k < kBlock; ++k) jacobian[m][side * kBlock + k] = local[local_entry(side, m, k)];
 }
 
 /// A generated box mesh with its pattern and CPU reference Jacobian.
