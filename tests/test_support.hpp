@@ -1,10 +1,12 @@
-// fluxjac tests — shared helpers: the Fortran reference vectors, temporary folders, running the CLI.
+// fluxjac tests — shared helpers: the Fortran reference vectors, the registry's GPU variants as test
+// parameters, temporary folders, running the CLI.
 #pragma once
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -17,6 +19,7 @@
 #include "mesh/generator.hpp"
 #include "physics/roe_flux.hpp"
 #include "reference/reference.hpp"
+#include "registry/registry.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac::test {
@@ -63,6 +66,39 @@ inline void reference_face_jacobian(const double left[5], const double right[5],
   for (int side = 0; side < 2; ++side)
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) jacobian[m][side * kBlock + k] = local[local_entry(side, m, k)];
+}
+
+/// \brief One GPU variant of the registry with one assembly strategy: the parameter of the per-variant tests,
+/// named "<variant>_<strategy>" (hd_node), so that `ctest -R hd_node` runs one.
+struct VariantStrategy {
+  std::string variant;
+  AssemblyStrategy strategy;
+};
+
+/// \brief Every registered GPU variant, with the edge and the node strategy. CUDA variants are registered in
+/// CPU-only builds too (unavailable), so the test names are the same in every build.
+inline std::vector<VariantStrategy> gpu_variant_strategies() {
+  std::vector<VariantStrategy> cases;
+  for (const VariantInfo& info : Registry::instance().list())
+    if (info.backend == Backend::kCuda)
+      for (AssemblyStrategy strategy : {AssemblyStrategy::kEdge, AssemblyStrategy::kNode})
+        cases.push_back({info.name, strategy});
+  return cases;
+}
+
+inline std::string name_of(const VariantStrategy& c) { return c.variant + "_" + to_string(c.strategy); }
+inline void PrintTo(const VariantStrategy& c, std::ostream* out) { *out << name_of(c); }
+/// The test-name suffix for INSTANTIATE_TEST_SUITE_P.
+inline std::string variant_strategy_name(const ::testing::TestParamInfo<VariantStrategy>& info) {
+  return name_of(info.param);
+}
+
+/// \brief The registry's description of a variant (fails the test if there is none).
+inline VariantInfo variant_info(const std::string& name) {
+  for (const VariantInfo& info : Registry::instance().list())
+    if (info.name == name) return info;
+  ADD_FAILURE() << "no registered variant '" << name << "'";
+  return {};
 }
 
 /// A generated box mesh with its pattern and CPU reference Jacobian.
