@@ -294,6 +294,7 @@ TEST(BenchSweep, ConfigKeysAreTheLongOptionNames) {
 }
 
 // ---- golden Jacobian: any change in the reference's results is caught --------------------------------------
+// (Each GPU variant against it: GpuVariants/ValidateAgainstReference.GoldenJacobian in test_gpu.cpp.)
 
 TEST(BenchGolden, ReferenceReproducesTheStoredJacobianExactly) {
   const TempDir folder;
@@ -310,18 +311,6 @@ TEST(BenchGolden, ReferenceReproducesTheStoredJacobianExactly) {
   EXPECT_EQ(validation.at("adiag_error"), 0.0) << "the CPU reference must be bit-for-bit stable";
   EXPECT_EQ(validation.at("aoff_error"), 0.0);
   EXPECT_GE(run.at("n_edges").get<double>(), 2000) << "a few thousand edges";
-}
-
-TEST(BenchGolden, GpuVariantsMatchTheStoredJacobian) {
-  if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device (or a CPU-only build)";
-  for (const char* assembly : {"node", "edge"}) {
-    const CommandResult result =
-        run_fluxjac(fmt::format("run -q --warmup 0 --reps 1 --variant hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2 --assembly "
-                                "{} --mesh {} --reference {}",
-                                assembly, shell_quoted(std::string(FLUXJAC_TEST_DATA_DIR) + "/golden-mesh.h5"),
-                                shell_quoted(std::string(FLUXJAC_TEST_DATA_DIR) + "/golden-jacobian.h5")));
-    EXPECT_EQ(result.exit_code, 0) << assembly << "\n" << result.output;
-  }
 }
 
 // ---- compare --------------------------------------------------------------------------------------------

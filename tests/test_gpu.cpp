@@ -1,69 +1,73 @@
-// GPU variants on the device against the CPU reference. Skipped, with a visible message, without a GPU.
+// GPU variants on the device against the frozen CPU reference: one test per (behaviour, variant, strategy), the
+// variants and strategies taken from the registry, named e.g. GpuVariants/ValidateAgainstReference.mixed_12_rcm/hd_node
+// so that a failure names its variant and `ctest -R hd_node` runs one. Each skips, with the reason, without a GPU.
+#include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "bench/device_probe.hpp"
 #include "jacobian/compare.hpp"
 #include "mesh/generator.hpp"
 #include "reference/reference.hpp"
-#include "test_support.hpp"
 #include "registry/registry.hpp"
+#include "test_support.hpp"
 
 namespace fluxjac {
 namespace {
 
-constexpr AssemblyStrategy kStrategies[] = {AssemblyStrategy::kEdge, AssemblyStrategy::kNode};
-
-std::vector<std::string> gpu_variants() {
-  std::vector<std::string> names;
-  for (const auto& info : Registry::instance().list())
-    if (info.backend == Backend::kCuda && info.available) names.push_back(info.name);
-  return names;
-}
-
-#define FLUXJAC_REQUIRE_GPU()                                                                       \
-  do {                                                                                              \
-    if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device (or a CPU-only build)"; \
-  } while (0)
-
-struct Case {
-  std::string kind;
-  int n;
-  std::string order;
-};
-void PrintTo(const Case& c, std::ostream* out) { *out << c.kind << ":" << c.n << ":" << c.order; }
-
-class GpuVariants : public ::testing::TestWithParam<Case> {};
-
-/// Every GPU variant validates against the reference; n = 3 and 7 leave partial blocks.
-TEST_P(GpuVariants, ValidateAgainstTheReference) {
-  FLUXJAC_REQUIRE_GPU();
-  const auto [generated, pattern, reference] =
-      test::assemble_generated(GetParam().kind, GetParam().n, GetParam().order);
-  for (const auto& name : gpu_variants()) {
-    auto variant = Registry::instance().create(name);
-    variant->setup(generated.mesh, generated.state, pattern);
-    for (AssemblyStrategy strategy : kStrategies) {
-      variant->run(TimingOptions{1, 2, AssemblyMode::kFull, 0, strategy});
-      Jacobian result;
-      variant->fetch(result);
-      const Comparison comparison = compare_jacobians(pattern, result, pattern, reference);
-      EXPECT_TRUE(comparison.passed) << name << " (" << to_string(strategy) << "): Adiag " << comparison.adiag_error
-                                     << ", Aoff " << comparison.aoff_error;
-    }
+/// \brief One GPU variant with one strategy (the parameter); skipped where it cannot run.
+class GpuVariantTest : public ::testing::TestWithParam<test::VariantStrategy> {
+ protected:
+  void SetUp() override {
+    if (!test::variant_info(GetParam().variant).available)
+      GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
+    if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
   }
-}
 
-INSTANTIATE_TEST_SUITE_P(Meshes, GpuVariants,
-                         ::testing::Values(Case{"tet", 3, "natural"}, Case{"prism", 7, "random"},
-                                           Case{"mixed", 12, "rcm"}, Case{"mixed", 17, "random"}),
-                         [](const auto& info) {
-                           return info.param.kind + "_" + std::to_string(info.param.n) + "_" + info.param.order;
-                         });
+  AssemblyStrategy strategy() const { return GetParam().strategy; }
 
-/// The Fortran vectors as 24 disconnected edges: each GPU Adiag block equals the vector's dF/dUL.
-TEST(GpuFortranVectors, EveryVariantReproducesTheFortranJacobian) {
-  FLUXJAC_REQUIRE_GPU();
+  /// \brief The variant, set up on the mesh.
+  std::unique_ptr<Variant> setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) const {
+    std::unique_ptr<Variant> variant = Registry::instance().create(GetParam().variant);
+    variant->setup(mesh, state, pattern);
+    return variant;
+  }
+
+  /// \brief One full assembly (no warm-up) with `units_per_block` edges or incident edges per block (0: default).
+  Jacobian assemble(Variant& variant, int units_per_block = 0) const {
+    variant.run(TimingOptions{0, 1, AssemblyMode::kFull, units_per_block, strategy()});
+    Jacobian result;
+    variant.fetch(result);
+    return result;
+  }
+
+  /// \brief Assembles a generated mesh and validates it against the reference.
+  void expect_matches_the_reference(const std::string& kind, int n, const std::string& order) const {
+    const auto [generated, pattern, reference] = test::assemble_generated(kind, n, order);
+    auto variant = setup(generated.mesh, generated.state, pattern);
+    const Comparison comparison = compare_jacobians(pattern, assemble(*variant), pattern, reference);
+    EXPECT_TRUE(comparison.passed) << "Adiag " << comparison.adiag_error << ", Aoff " << comparison.aoff_error;
+  }
+};
+
+// ---- results against the frozen reference ------------------------------------------------------------------
+
+class ValidateAgainstReference : public GpuVariantTest {};
+
+// Every ordering; n = 3 and 7 leave partial blocks.
+TEST_P(ValidateAgainstReference, tet_3_natural) { expect_matches_the_reference("tet", 3, "natural"); }
+TEST_P(ValidateAgainstReference, prism_7_random) { expect_matches_the_reference("prism", 7, "random"); }
+TEST_P(ValidateAgainstReference, mixed_12_rcm) { expect_matches_the_reference("mixed", 12, "rcm"); }
+TEST_P(ValidateAgainstReference, mixed_17_random) { expect_matches_the_reference("mixed", 17, "random"); }
+
+/// The Fortran vectors as 24 disconnected edges: each Adiag block equals the vector's dF/dUL (left node) and
+/// -dF/dUR (right node).
+TEST_P(ValidateAgainstReference, FortranVectors) {
   const auto cases = test::load_flux_cases();
+  ASSERT_EQ(cases.size(), 24u);
   EdgeMesh mesh;
   FlowState state;
   mesh.n_nodes = 2 * static_cast<std::int64_t>(cases.size());
@@ -76,79 +80,83 @@ TEST(GpuFortranVectors, EveryVariantReproducesTheFortranJacobian) {
     for (double x : cases[i].right) state.Q.push_back(x);
   }
   const JacobianPattern pattern = JacobianPattern::build(mesh);
-  for (const auto& name : gpu_variants()) {
-    for (AssemblyStrategy strategy : kStrategies) {
-      auto variant = Registry::instance().create(name);
-      variant->setup(mesh, state, pattern);
-      variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0, strategy});
-      Jacobian result;
-      variant->fetch(result);
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        double scale = 0.0;
-        for (const auto& row : cases[i].jacobian)
-          for (double x : row) scale = std::max(scale, std::abs(x));
-        for (int m = 0; m < kBlock; ++m)
-          for (int k = 0; k < kBlock; ++k) {
-            EXPECT_NEAR(result.adiag[2 * i * kBlockEntries + block_entry(m, k)], cases[i].jacobian[m][k], 1e-13 * scale)
-                << name << " case " << i;
-            EXPECT_NEAR(result.adiag[(2 * i + 1) * kBlockEntries + block_entry(m, k)], -cases[i].jacobian[m][5 + k],
-                        1e-13 * scale)
-                << name << " (" << to_string(strategy) << ") case " << i;
-          }
+  auto variant = setup(mesh, state, pattern);
+  const Jacobian result = assemble(*variant);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    double scale = 0.0;
+    for (const auto& row : cases[i].jacobian)
+      for (double x : row) scale = std::max(scale, std::abs(x));
+    for (int m = 0; m < kBlock; ++m)
+      for (int k = 0; k < kBlock; ++k) {
+        EXPECT_NEAR(result.adiag[2 * i * kBlockEntries + block_entry(m, k)], cases[i].jacobian[m][k], 1e-13 * scale)
+            << "case " << i << " dF" << m << "/dUL" << k;
+        EXPECT_NEAR(result.adiag[(2 * i + 1) * kBlockEntries + block_entry(m, k)], -cases[i].jacobian[m][5 + k],
+                    1e-13 * scale)
+            << "case " << i << " dF" << m << "/dUR" << k;
       }
-    }
   }
 }
 
-/// Repeated runs agree (atomics may reorder sums, nothing more) and the Table IV modes run.
-TEST(GpuModes, RepeatedRunsAgreeAndTableFourModesRun) {
-  FLUXJAC_REQUIRE_GPU();
+/// The stored golden Jacobian (tests/data), through `fluxjac run --reference`: exit code 0 means it validated.
+TEST_P(ValidateAgainstReference, GoldenJacobian) {
+  const std::string data = FLUXJAC_TEST_DATA_DIR;
+  const test::CommandResult result = test::run_fluxjac(
+      fmt::format("run -q --warmup 0 --reps 1 --variant {} --assembly {} --mesh '{}' --reference '{}'",
+                  GetParam().variant, to_string(strategy()), data + "/golden-mesh.h5", data + "/golden-jacobian.h5"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+/// Edges (or incident edges) per block is a tuning knob, not a correctness one.
+class EdgesPerBlock : public GpuVariantTest {};
+
+TEST_P(EdgesPerBlock, DoesNotChangeTheResult) {
+  const auto [generated, pattern, reference] = test::assemble_generated("mixed", 6);
+  int tried = 0;
+  for (int units_per_block : {1, 7, 32, 96}) {
+    auto variant = setup(generated.mesh, generated.state, pattern);
+    if (strategy() == AssemblyStrategy::kEdge &&
+        units_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads)
+      continue;  // more threads per block than the kernel's registers allow
+    ++tried;
+    const Comparison comparison = compare_jacobians(pattern, assemble(*variant, units_per_block), pattern, reference);
+    EXPECT_TRUE(comparison.passed) << units_per_block << " per block: Adiag " << comparison.adiag_error << ", Aoff "
+                                   << comparison.aoff_error;
+  }
+  EXPECT_GE(tried, 2);
+}
+
+// ---- repeated runs and the Table IV modes -------------------------------------------------------------------
+
+class RepeatedRuns : public GpuVariantTest {};
+
+/// Repeated runs agree (atomics may reorder sums, nothing more) and the Table IV modes time every repetition.
+TEST_P(RepeatedRuns, AgreeAndTableFourModesRun) {
   const GeneratedMesh generated = test::generate_mesh("mixed", 10, "random");
   const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
-  for (const auto& name : gpu_variants()) {
-    for (AssemblyStrategy strategy : kStrategies) {
-      auto variant = Registry::instance().create(name);
-      variant->setup(generated.mesh, generated.state, pattern);
-      variant->run(TimingOptions{0, 1, AssemblyMode::kFull, 0, strategy});
-      Jacobian first, second;
-      variant->fetch(first);
-      for (AssemblyMode mode : {AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
-        const TimingSamples samples = variant->run(TimingOptions{1, 3, mode, 0, strategy});
-        EXPECT_EQ(samples.assembly_ms.size(), 3u) << name;
-        for (double ms : samples.assembly_ms) EXPECT_GT(ms, 0.0) << name;
-      }
-      variant->fetch(second);  // runs a full assembly again: the modes above left partial results
-      const Comparison comparison = compare_jacobians(pattern, second, pattern, first);
-      EXPECT_LE(comparison.adiag_error, 1e-14) << name;
-      EXPECT_EQ(comparison.aoff_error, 0.0) << name;
-      // The node strategy sums each Adiag block in a fixed order: bitwise reproducible.
-      if (strategy == AssemblyStrategy::kNode) {
-        EXPECT_EQ(second.adiag, first.adiag) << name;
-      }
-    }
+  auto variant = setup(generated.mesh, generated.state, pattern);
+  const Jacobian first = assemble(*variant);
+  for (AssemblyMode mode : {AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
+    const TimingSamples samples = variant->run(TimingOptions{1, 3, mode, 0, strategy()});
+    EXPECT_EQ(samples.assembly_ms.size(), 3u) << to_string(mode);
+    for (double ms : samples.assembly_ms) EXPECT_GT(ms, 0.0) << to_string(mode);
+  }
+  Jacobian second;
+  variant->fetch(second);  // runs a full assembly again: the modes above left partial results
+  const Comparison comparison = compare_jacobians(pattern, second, pattern, first);
+  EXPECT_LE(comparison.adiag_error, 1e-14);
+  EXPECT_EQ(comparison.aoff_error, 0.0);
+  // The node strategy sums each Adiag block in a fixed order: bitwise reproducible.
+  if (strategy() == AssemblyStrategy::kNode) {
+    EXPECT_TRUE(test::bitwise_equal(second.adiag, first.adiag)) << "Adiag differs between two node assemblies";
   }
 }
 
-/// Edges (or nodes) per block is a tuning knob, not a correctness one.
-TEST(GpuModes, EdgesPerBlockDoesNotChangeTheResult) {
-  FLUXJAC_REQUIRE_GPU();
-  const auto [generated, pattern, reference] = test::assemble_generated("mixed", 6);
-  for (const auto& name : gpu_variants()) {
-    for (AssemblyStrategy strategy : kStrategies)
-      for (int units_per_block : {1, 7, 32, 96}) {
-        auto variant = Registry::instance().create(name);
-        if (strategy == AssemblyStrategy::kEdge &&
-            units_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads)
-          continue;
-        variant->setup(generated.mesh, generated.state, pattern);
-        variant->run(TimingOptions{0, 1, AssemblyMode::kFull, units_per_block, strategy});
-        Jacobian result;
-        variant->fetch(result);
-        EXPECT_TRUE(compare_jacobians(pattern, result, pattern, reference).passed)
-            << name << " " << to_string(strategy) << " " << units_per_block;
-      }
-  }
-}
+INSTANTIATE_TEST_SUITE_P(GpuVariants, ValidateAgainstReference, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, EdgesPerBlock, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, RepeatedRuns, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
 
 }  // namespace
 }  // namespace fluxjac

@@ -1,10 +1,12 @@
-// fluxjac tests — shared helpers: the Fortran reference vectors, temporary folders, running the CLI.
+// fluxjac tests — shared helpers: the Fortran reference vectors, the registry's GPU variants as test
+// parameters, temporary folders, running the CLI.
 #pragma once
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -14,10 +16,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ad/dual.hpp"
 #include "mesh/generator.hpp"
 #include "physics/roe_flux.hpp"
 #include "reference/reference.hpp"
+#include "registry/registry.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac::test {
@@ -51,22 +53,52 @@ inline std::vector<FluxCase> load_flux_cases() {
   return cases;
 }
 
-/// \brief Flux and both Jacobian blocks per unit area from Dual<10> (the reference's multivariate dual):
-/// jacobian[m][k] = dF_m/dUL_k for k < 5, dF_m/dUR_(k-5) otherwise.
-inline void dual10_jacobian(const double left[5], const double right[5], const FaceNormal& n, double flux[5],
-                            double jacobian[5][10]) {
-  Dual<10> left_dual[5], right_dual[5], flux_dual[5];
-  for (int k = 0; k < 5; ++k) {
-    left_dual[k] = Dual<10>(left[k]);
-    right_dual[k] = Dual<10>(right[k]);
-    left_dual[k].d[k] = 1.0;
-    right_dual[k].d[5 + k] = 1.0;
-  }
-  roe_flux_conservative(left_dual, right_dual, n, flux_dual);
-  for (int m = 0; m < 5; ++m) {
-    flux[m] = flux_dual[m].v;
-    for (int k = 0; k < 10; ++k) jacobian[m][k] = flux_dual[m].d[k];
-  }
+/// \brief Both Jacobian blocks of one face per unit area, from the frozen reference (reference_local_jacobian, its
+/// Dual<10> seeded on both states): jacobian[m][k] = dF_m/dUL_k for k < 5, dF_m/dUR_(k-5) otherwise.
+inline void reference_face_jacobian(const double left[5], const double right[5], const FaceNormal& n,
+                                    double jacobian[5][10]) {
+  EdgeInput edge{};
+  for (int k = 0; k < kBlock; ++k) edge.left[k] = left[k], edge.right[k] = right[k];
+  edge.normal = n;
+  edge.area = 1.0;  // exact: the entries are the per-unit-area derivatives
+  double local[kLocalJacobianEntries];
+  reference_local_jacobian(edge, local);
+  for (int side = 0; side < 2; ++side)
+    for (int m = 0; m < kBlock; ++m)
+      for (int k = 0; k < kBlock; ++k) jacobian[m][side * kBlock + k] = local[local_entry(side, m, k)];
+}
+
+/// \brief One GPU variant of the registry with one assembly strategy: the parameter of the per-variant tests,
+/// named "<variant>_<strategy>" (hd_node), so that `ctest -R hd_node` runs one.
+struct VariantStrategy {
+  std::string variant;
+  AssemblyStrategy strategy;
+};
+
+/// \brief Every registered GPU variant, with the edge and the node strategy. CUDA variants are registered in
+/// CPU-only builds too (unavailable), so the test names are the same in every build.
+inline std::vector<VariantStrategy> gpu_variant_strategies() {
+  std::vector<VariantStrategy> cases;
+  for (const VariantInfo& info : Registry::instance().list())
+    if (info.backend == Backend::kCuda)
+      for (AssemblyStrategy strategy : {AssemblyStrategy::kEdge, AssemblyStrategy::kNode})
+        cases.push_back({info.name, strategy});
+  return cases;
+}
+
+inline std::string name_of(const VariantStrategy& c) { return c.variant + "_" + to_string(c.strategy); }
+inline void PrintTo(const VariantStrategy& c, std::ostream* out) { *out << name_of(c); }
+/// The test-name suffix for INSTANTIATE_TEST_SUITE_P.
+inline std::string variant_strategy_name(const ::testing::TestParamInfo<VariantStrategy>& info) {
+  return name_of(info.param);
+}
+
+/// \brief The registry's description of a variant (fails the test if there is none).
+inline VariantInfo variant_info(const std::string& name) {
+  for (const VariantInfo& info : Registry::instance().list())
+    if (info.name == name) return info;
+  ADD_FAILURE() << "no registered variant '" << name << "'";
+  return {};
 }
 
 /// A generated box mesh with its pattern and CPU reference Jacobian.
@@ -142,6 +174,7 @@ struct CommandResult {
   std::string output;  ///< stdout and stderr together
 };
 
+#ifdef FLUXJAC_EXECUTABLE
 /// \brief Runs `fluxjac ARGS` (arguments already shell-quoted where needed).
 inline CommandResult run_fluxjac(const std::string& args) {
   const std::string command = std::string("'") + FLUXJAC_EXECUTABLE + "' " + args + " 2>&1";
@@ -155,5 +188,16 @@ inline CommandResult run_fluxjac(const std::string& args) {
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
+#else
+// Only the cli and gpu test binaries know the executable (tests/CMakeLists.txt): a test elsewhere that runs it
+// would be labelled unit, so it does not compile.
+template <class Args>
+CommandResult run_fluxjac(const Args&) {
+  static_assert(sizeof(Args) == 0,
+                "this file runs the fluxjac executable: add it to FLUXJAC_CLI_TEST_FILES in tests/CMakeLists.txt "
+                "(ctest label cli)");
+  return {};
+}
+#endif
 
 }  // namespace fluxjac::test

@@ -68,42 +68,54 @@ std::vector<std::pair<std::string, LaneEmulator>> lane_mappings() {
   return mappings;
 }
 
-TEST(VariantLanes, EveryGpuVariantHasBothMappings) { EXPECT_EQ(lane_mappings().size(), 2 * kPaperVariants.size()); }
+TEST(Registry, EveryGpuVariantHasBothLaneMappings) { EXPECT_EQ(lane_mappings().size(), 2 * kPaperVariants.size()); }
 
-/// Lanes of each variant on the Fortran vectors: the full local Jacobian, every entry written.
-TEST(VariantLanes, EveryVariantMatchesTheReferenceOnTheFortranVectors) {
+/// \brief One GPU variant's lanes for one strategy, run on the CPU (every build): the edge- or node-based
+/// mapping from the registry, one test per (variant, strategy), e.g. CpuEmulated/VariantLanes.*/hd_node.
+class VariantLanes : public ::testing::TestWithParam<test::VariantStrategy> {
+ protected:
+  void SetUp() override {
+    const VariantInfo info = test::variant_info(GetParam().variant);
+    emulate_ = GetParam().strategy == AssemblyStrategy::kEdge ? info.emulate_edge_lanes : info.emulate_node_lanes;
+    ASSERT_TRUE(emulate_) << GetParam().variant << " registers no " << to_string(GetParam().strategy)
+                          << " lane mapping";
+  }
+  LaneEmulator emulate_;
+};
+
+/// The Fortran vectors: the full local Jacobian, every entry written.
+TEST_P(VariantLanes, MatchTheReferenceOnTheFortranVectors) {
   const auto cases = test::load_flux_cases();
-  for (const auto& [name, emulate] : lane_mappings()) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const EdgeInput edge = edge_from_case(cases[i], 0.75);
-      double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
-      reference_local_jacobian(edge, expected);
-      std::fill(local, local + kLocalJacobianEntries, std::nan(""));  // poison: every entry must be written
-      emulate(edge, local);
-      const double scale = max_abs(expected, kLocalJacobianEntries);
-      for (int j = 0; j < kLocalJacobianEntries; ++j)
-        ASSERT_LE(std::abs(local[j] - expected[j]), 1e-13 * scale)
-            << name << " case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
-    }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const EdgeInput edge = edge_from_case(cases[i], 0.75);
+    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
+    reference_local_jacobian(edge, expected);
+    std::fill(local, local + kLocalJacobianEntries, std::nan(""));  // poison: every entry must be written
+    emulate_(edge, local);
+    const double scale = max_abs(expected, kLocalJacobianEntries);
+    for (int j = 0; j < kLocalJacobianEntries; ++j)
+      ASSERT_LE(std::abs(local[j] - expected[j]), 1e-13 * scale)
+          << "case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
   }
 }
 
-/// Lanes on the states of a generated mesh (all entropy-fix branches occur there).
-TEST(VariantLanes, EveryVariantMatchesTheReferenceOnAGeneratedMesh) {
+/// The states of a generated mesh (all entropy-fix branches occur there).
+TEST_P(VariantLanes, MatchTheReferenceOnAGeneratedMesh) {
   const GeneratedMesh generated = test::generate_mesh("mixed", 5);
-  for (const auto& [name, emulate] : lane_mappings()) {
-    double worst = 0.0;
-    for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
-      const EdgeInput edge = gather_edge(generated.mesh, generated.state, e);
-      double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
-      reference_local_jacobian(edge, expected);
-      emulate(edge, local);
-      const double scale = max_abs(expected, kLocalJacobianEntries);
-      for (int j = 0; j < kLocalJacobianEntries; ++j) worst = std::max(worst, std::abs(local[j] - expected[j]) / scale);
-    }
-    EXPECT_LE(worst, 1e-13) << name;
+  double worst = 0.0;
+  for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
+    const EdgeInput edge = gather_edge(generated.mesh, generated.state, e);
+    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
+    reference_local_jacobian(edge, expected);
+    emulate_(edge, local);
+    const double scale = max_abs(expected, kLocalJacobianEntries);
+    for (int j = 0; j < kLocalJacobianEntries; ++j) worst = std::max(worst, std::abs(local[j] - expected[j]) / scale);
   }
+  EXPECT_LE(worst, 1e-13);
 }
+
+INSTANTIATE_TEST_SUITE_P(CpuEmulated, VariantLanes, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
 
 /// Two edges by hand: 0-1 and 1-2, checked block by block against DESIGN.md 1.1.
 TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
