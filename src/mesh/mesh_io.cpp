@@ -10,6 +10,7 @@
 
 #include "physics/gas.hpp"
 #include "util/atomic_output.hpp"
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 
@@ -85,22 +86,17 @@ void check_duplicate_edges(const std::string& file, const std::vector<node_index
   const auto lower = [&](std::size_t e) { return std::min(edges[2 * e], edges[2 * e + 1]); };
   const auto higher = [&](std::size_t e) { return std::max(edges[2 * e], edges[2 * e + 1]); };
 
-  std::vector<std::int64_t> bucket_start(static_cast<std::size_t>(n_nodes) + 1, 0);
-  for (std::size_t e = 0; e < n_edges; ++e) ++bucket_start[static_cast<std::size_t>(lower(e)) + 1];
-  for (std::size_t node = 0; node < static_cast<std::size_t>(n_nodes); ++node)
-    bucket_start[node + 1] += bucket_start[node];
-  std::vector<std::int64_t> next(bucket_start.begin(), bucket_start.end() - 1);
-  std::vector<node_index> neighbours(n_edges);
-  for (std::size_t e = 0; e < n_edges; ++e) neighbours[static_cast<std::size_t>(next[lower(e)]++)] = higher(e);
-  next = {};
+  Buckets<node_index> neighbours = bucket_by_key<node_index>(n_nodes, [&](auto&& add) {
+    for (std::size_t e = 0; e < n_edges; ++e) add(lower(e), higher(e));
+  });
 
   const auto key_of = [&](node_index low, node_index high) {
     return static_cast<std::uint64_t>(low) << 32 | static_cast<std::uint32_t>(high);
   };
   std::vector<std::uint64_t> repeated;  // keys of the node pairs that occur more than once, ascending
   for (std::size_t node = 0; node < static_cast<std::size_t>(n_nodes); ++node) {
-    const auto first = neighbours.begin() + bucket_start[node];
-    const auto last = neighbours.begin() + bucket_start[node + 1];
+    const auto first = neighbours.begin(static_cast<std::int64_t>(node));
+    const auto last = neighbours.end(static_cast<std::int64_t>(node));
     std::sort(first, last);
     for (auto it = std::adjacent_find(first, last); it != last; it = std::adjacent_find(it + 1, last)) {
       const std::uint64_t key = key_of(static_cast<node_index>(node), *it);
