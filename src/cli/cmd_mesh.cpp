@@ -112,12 +112,12 @@ int build_dual(const MeshDualOptions& options) {
   const ElementMesh& elements = input.elements;
   const CellCounts cells = count_cells(elements);
 
-  report("boundary", 0.1);
-  ElementBoundary boundary = find_element_boundary(elements);
-
-  report("dual metrics", 0.2);
+  ElementBoundary boundary;
   EdgeMesh mesh;
   try {
+    report("boundary", 0.1);
+    boundary = find_element_boundary(elements);
+    report("dual metrics", 0.2);
     mesh = build_median_dual(elements);
   } catch (const Error& error) {
     throw Error(options.input + ": " + error.what(), error.code());

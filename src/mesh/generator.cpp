@@ -140,12 +140,9 @@ std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements) {
     const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
     if (invalid.empty()) break;
     std::vector<std::uint8_t> in_invalid_cell(static_cast<std::size_t>(n_nodes), 0);
-    for (std::int64_t cell : invalid) {
-      // Global cell ids count tetrahedra first, then prisms (box meshes have no other cells).
-      const bool is_tetrahedron = cell < elements.n_tetrahedra();
-      const node_index* vertices =
-          is_tetrahedron ? &elements.tetrahedra[4 * cell] : &elements.prisms[6 * (cell - elements.n_tetrahedra())];
-      for (int v = 0; v < (is_tetrahedron ? 4 : 6); ++v) in_invalid_cell[vertices[v]] = 1;
+    for (std::int64_t id : invalid) {
+      const CellRef cell = cell_at(elements, id);
+      for (int v = 0; v < vertex_count(cell.type); ++v) in_invalid_cell[cell.vertices[v]] = 1;
     }
     for (std::int64_t i = 0; i < n_nodes; ++i) {
       if (!in_invalid_cell[i]) continue;
