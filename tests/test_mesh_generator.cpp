@@ -66,9 +66,9 @@ std::string error_message_of(F&& call, ExitCode expected_code) {
 BoxMeshSpec spec_of(const std::string& kind, int n, const std::string& order = "natural", double jitter = 0.2,
                     std::uint64_t seed = 1) {
   BoxMeshSpec spec;
-  spec.kind = kind;
+  spec.kind = parse_mesh_kind(kind);
   spec.n = n;
-  spec.order = order;
+  spec.order = parse_node_ordering(order);
   spec.jitter = jitter;
   spec.seed = seed;
   return spec;
@@ -255,8 +255,6 @@ TEST(DualMetrics, RejectsOutOfRangeNodeIdsAndConvertsVtkWedges) {
 TEST(MeshGenSpec, RejectsInvalidSpecsWithUsageErrors) {
   const std::pair<BoxMeshSpec, std::string> cases[] = {
       {spec_of("tet", 0), "at least 1"},
-      {spec_of("hex", 4), "unknown kind 'hex'"},
-      {spec_of("tet", 4, "metis"), "unknown order 'metis'"},
       {spec_of("tet", 4, "natural", 0.45), "jitter"},
       {spec_of("tet", 4, "natural", -0.1), "jitter"},
       {spec_of("tet", 2000), "32-bit node ids"},
@@ -265,6 +263,19 @@ TEST(MeshGenSpec, RejectsInvalidSpecsWithUsageErrors) {
     const std::string message = error_message_of([&] { generate_box_mesh(spec); }, ExitCode::kUsage);
     EXPECT_NE(message.find(expected), std::string::npos) << message;
   }
+}
+
+TEST(MeshGenSpec, KindsAndOrderingsAreParsedByName) {
+  for (const MeshKind kind : {MeshKind::kTet, MeshKind::kPrism, MeshKind::kMixed})
+    EXPECT_EQ(parse_mesh_kind(to_string(kind)), kind);
+  for (const NodeOrdering order : {NodeOrdering::kNatural, NodeOrdering::kRandom, NodeOrdering::kRcm})
+    EXPECT_EQ(parse_node_ordering(to_string(order)), order);
+  EXPECT_EQ(mesh_kind_names(), "tet, prism or mixed");
+  EXPECT_EQ(node_ordering_names(), "natural, random or rcm");
+  const std::string kind = error_message_of([] { parse_mesh_kind("hex"); }, ExitCode::kUsage);
+  EXPECT_EQ(kind, "unknown kind 'hex': use tet, prism or mixed");
+  const std::string order = error_message_of([] { parse_node_ordering("metis"); }, ExitCode::kUsage);
+  EXPECT_EQ(order, "unknown order 'metis': use natural, random or rcm");
 }
 
 TEST(MeshGenSpec, LargeJitterIsReducedWhereACellWouldTurnInvalid) {
@@ -409,9 +420,9 @@ TEST(MeshGenDeterminism, SameSeedSameMeshOtherSeedOtherJitter) {
 
   BoxMeshSpec other = spec;
   other.seed = 12;
-  other.order = "natural";
+  other.order = NodeOrdering::kNatural;
   BoxMeshSpec same = spec;
-  same.order = "natural";
+  same.order = NodeOrdering::kNatural;
   const std::vector<double> a = generate_box_mesh(same).mesh.coords, b = generate_box_mesh(other).mesh.coords;
   EXPECT_NE(a, b);
   const GeneratedMesh flat = generate_box_mesh(spec_of("mixed", 6, "natural", 0.0));

@@ -105,7 +105,7 @@ ElementMesh hand_made_mixed_mesh() {
 /// A jittered box of 4^3 hexahedra split into 64 prisms (two layers) under 192 tetrahedra: 27 interior nodes.
 ElementMesh mixed_box() {
   BoxMeshSpec spec;
-  spec.kind = "mixed";
+  spec.kind = MeshKind::kMixed;
   spec.n = 4;
   spec.jitter = 0.2;
   return build_box_elements(spec);

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
-#include "mesh/ordering.hpp"
+#include "mesh/dual_metrics.hpp"
+#include "mesh/edge_mesh_extras.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -177,16 +179,15 @@ double bump_shape(const SpeedBump& bump, const double* x) {
 }
 
 /// build_box_elements with a progress report at the start of the node and cell stages.
-ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec,
-                                         const std::function<void(const char*, double)>& report,
+ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec, const MeshProgress& progress,
                                          std::vector<std::uint8_t>* on_boundary, std::int64_t* n_jitter_reduced) {
   validate_box_mesh_spec(spec);
-  report("nodes", 0.0);
+  report_stage(progress, "nodes", 0.0);
   BoxNodes nodes = make_box_nodes(spec);
   ElementMesh elements;
   elements.n_nodes = static_cast<std::int64_t>(nodes.on_boundary.size());
   elements.coords = nodes.coords;
-  report("cells", 0.05);
+  report_stage(progress, "cells", 0.05);
   make_box_cells(spec, elements);
   const std::int64_t reduced = spec.jitter > 0.0 ? apply_jitter(nodes, elements) : 0;
   if (n_jitter_reduced) *n_jitter_reduced = reduced;
@@ -194,13 +195,27 @@ ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec,
   return elements;
 }
 
+constexpr std::initializer_list<MeshKind> kMeshKinds = {MeshKind::kTet, MeshKind::kPrism, MeshKind::kMixed};
+
 }  // namespace
 
+const char* to_string(MeshKind kind) {
+  switch (kind) {
+    case MeshKind::kTet:
+      return "tet";
+    case MeshKind::kPrism:
+      return "prism";
+    case MeshKind::kMixed:
+      return "mixed";
+  }
+  return "?";
+}
+
+MeshKind parse_mesh_kind(const std::string& text) { return parse_named(text, kMeshKinds, "kind"); }
+
+std::string mesh_kind_names() { return name_list(kMeshKinds); }
+
 void validate_box_mesh_spec(const BoxMeshSpec& spec) {
-  if (spec.kind != "tet" && spec.kind != "prism" && spec.kind != "mixed")
-    fail(ExitCode::kUsage, "box mesh: unknown kind '{}' (expected tet, prism or mixed)", spec.kind);
-  if (spec.order != "natural" && spec.order != "random" && spec.order != "rcm")
-    fail(ExitCode::kUsage, "box mesh: unknown order '{}' (expected natural, random or rcm)", spec.order);
   if (spec.n < 1) fail(ExitCode::kUsage, "box mesh: n = {} hexahedra per direction; it must be at least 1", spec.n);
   const std::int64_t side = static_cast<std::int64_t>(spec.n) + 1;
   const std::int64_t max_nodes = std::numeric_limits<node_index>::max();
@@ -217,18 +232,19 @@ void validate_box_mesh_spec(const BoxMeshSpec& spec) {
 }
 
 int prism_layer_count(const BoxMeshSpec& spec) {
-  if (spec.kind == "prism") return spec.n;
-  if (spec.kind == "mixed") return static_cast<int>(kPrismFraction * spec.n);
+  if (spec.kind == MeshKind::kPrism) return spec.n;
+  if (spec.kind == MeshKind::kMixed) return static_cast<int>(kPrismFraction * spec.n);
   return 0;
 }
 
 std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
   const int n = spec.n;
   std::vector<double> z(static_cast<std::size_t>(n) + 1);
-  const double beta = spec.kind == "mixed" ? clustering_exponent() : 0.0;
+  const bool clustered = spec.kind == MeshKind::kMixed;
+  const double beta = clustered ? clustering_exponent() : 0.0;
   for (int k = 0; k <= n; ++k) {
     const double s = static_cast<double>(k) / n;
-    z[k] = spec.kind == "mixed" ? clustered_height(s, beta) : s;
+    z[k] = clustered ? clustered_height(s, beta) : s;
   }
   z[0] = 0.0;
   z[n] = 1.0;
@@ -237,8 +253,7 @@ std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
 
 ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t>* on_boundary,
                                std::int64_t* n_jitter_reduced) {
-  return build_box_elements_reporting(
-      spec, [](const char*, double) {}, on_boundary, n_jitter_reduced);
+  return build_box_elements_reporting(spec, {}, on_boundary, n_jitter_reduced);
 }
 
 FlowState disturbed_freestream_state(const std::vector<double>& coords) {
@@ -271,40 +286,39 @@ FlowState disturbed_freestream_state(const std::vector<double>& coords) {
   return state;
 }
 
-GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshGenProgress& progress) {
-  auto report = [&](const char* stage, double fraction) {
-    if (progress) progress(stage, fraction);
-  };
+GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress) {
   GeneratedMesh generated;
 
   // ---- nodes and cells --------------------------------------------------------------------------------
   ElementMesh elements =
-      build_box_elements_reporting(spec, report, &generated.on_boundary, &generated.n_jitter_reduced);
+      build_box_elements_reporting(spec, progress, &generated.on_boundary, &generated.n_jitter_reduced);
   generated.n_tetrahedra = elements.n_tetrahedra();
   generated.n_prisms = elements.n_prisms();
 
   // ---- median-dual metrics ------------------------------------------------------------------------------
-  report("dual metrics", 0.2);
+  report_stage(progress, "dual metrics", 0.2);
   generated.mesh = build_median_dual(elements);
   elements = ElementMesh{};
 
   // ---- ordering -----------------------------------------------------------------------------------------
-  report("ordering", 0.8);
-  if (spec.order != "natural") {
-    const std::vector<node_index> new_id_of_old =
-        spec.order == "rcm" ? reverse_cuthill_mckee(generated.mesh)
-                            : random_permutation(generated.mesh.n_nodes, splitmix64(spec.seed ^ 0x5EEDu));
-    renumber_nodes(generated.mesh, nullptr, new_id_of_old);
-    std::vector<std::uint8_t> on_boundary(generated.on_boundary.size());
-    for (std::size_t i = 0; i < on_boundary.size(); ++i) on_boundary[new_id_of_old[i]] = generated.on_boundary[i];
-    generated.on_boundary.swap(on_boundary);
-  }
+  report_stage(progress, "ordering", 0.8);
+  reorder_nodes(generated.mesh, nullptr, &generated.on_boundary, spec.order, splitmix64(spec.seed ^ 0x5EEDu));
 
   // ---- state --------------------------------------------------------------------------------------------
-  report("state", 0.95);
+  report_stage(progress, "state", 0.95);
   generated.state = disturbed_freestream_state(generated.mesh.coords);
-  report("done", 1.0);
+  report_stage(progress, "done", 1.0);
   return generated;
+}
+
+void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
+                          const std::string& source) {
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = generated.on_boundary;
+  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
+  extras.order = to_string(spec.order);
+  extras.source = source;
+  write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras);
 }
 
 }  // namespace fluxjac

@@ -13,22 +13,33 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "mesh/dual_metrics.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "mesh/element_mesh.hpp"
+#include "mesh/ordering.hpp"
+#include "mesh/progress.hpp"
 
 namespace fluxjac {
 
+/// How the hexahedra of a box mesh are split.
+enum class MeshKind { kTet, kPrism, kMixed };
+
+/// \brief "tet", "prism" or "mixed".
+const char* to_string(MeshKind kind);
+/// \brief The kind named `text`; Error(kUsage) "unknown kind 'TEXT': use tet, prism or mixed" otherwise.
+MeshKind parse_mesh_kind(const std::string& text);
+/// \brief "tet, prism or mixed", for help texts.
+std::string mesh_kind_names();
+
 /// What box mesh to build.
 struct BoxMeshSpec {
-  std::string kind = "mixed";     ///< tet | prism | mixed
-  int n = 10;                     ///< hexahedra per direction
-  std::string order = "natural";  ///< natural | random | rcm
-  double jitter = 0.2;            ///< interior-node displacement, fraction of the local spacing, in [0, 0.45)
-  std::uint64_t seed = 1;         ///< jitter and random ordering
+  MeshKind kind = MeshKind::kMixed;
+  int n = 10;  ///< hexahedra per direction
+  NodeOrdering order = NodeOrdering::kNatural;
+  double jitter = 0.2;     ///< interior-node displacement, fraction of the local spacing, in [0, 0.45)
+  std::uint64_t seed = 1;  ///< jitter and random ordering
 };
 
 /// A generated mesh with its state.
@@ -40,10 +51,6 @@ struct GeneratedMesh {
   std::int64_t n_prisms = 0;
   std::int64_t n_jitter_reduced = 0;  ///< nodes whose jitter was scaled down to keep every cell valid
 };
-
-/// \brief Called when a stage starts ("nodes", "cells", "dual metrics", "ordering", "state") and at the end
-/// ("done"), with the fraction of the whole generation done so far, in [0, 1].
-using MeshGenProgress = std::function<void(const std::string& stage, double fraction)>;
 
 /// \brief Fails with ExitCode::kUsage, saying what to change, if a spec cannot be built.
 void validate_box_mesh_spec(const BoxMeshSpec& spec);
@@ -67,8 +74,14 @@ ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t
 /// follow isentropically at constant total enthalpy, so they stay positive.
 FlowState disturbed_freestream_state(const std::vector<double>& coords);
 
-/// \brief Builds a box mesh end to end: nodes, cells, median-dual metrics, ordering, state.
-/// Deterministic for a spec (independent of the number of OpenMP threads).
-GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshGenProgress& progress = {});
+/// \brief Builds a box mesh end to end: nodes, cells, median-dual metrics, ordering, state. Checks the spec
+/// before allocating anything. Deterministic for a spec (independent of the number of OpenMP threads). Stages: "nodes", "cells", "dual metrics", "ordering",
+/// "state", "done".
+GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress = {});
+
+/// \brief Writes a generated mesh atomically with its state, boundary flags, cell counts and ordering (and
+/// `source`, the name it was asked for, when not empty).
+void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
+                          const std::string& source = {});
 
 }  // namespace fluxjac

@@ -7,6 +7,7 @@
 
 #include "util/bucket_sort.hpp"
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -96,7 +97,41 @@ node_index pseudo_peripheral_node(LevelSearch& levels, node_index start) {
   }
 }
 
+constexpr std::initializer_list<NodeOrdering> kNodeOrderings = {NodeOrdering::kNatural, NodeOrdering::kRandom,
+                                                                NodeOrdering::kRcm};
+
 }  // namespace
+
+const char* to_string(NodeOrdering ordering) {
+  switch (ordering) {
+    case NodeOrdering::kNatural:
+      return "natural";
+    case NodeOrdering::kRandom:
+      return "random";
+    case NodeOrdering::kRcm:
+      return "rcm";
+  }
+  return "?";
+}
+
+NodeOrdering parse_node_ordering(const std::string& text) { return parse_named(text, kNodeOrderings, "order"); }
+
+std::string node_ordering_names() { return name_list(kNodeOrderings); }
+
+void reorder_nodes(EdgeMesh& mesh, FlowState* state, std::vector<std::uint8_t>* node_flags, NodeOrdering ordering,
+                   std::uint64_t seed) {
+  if (node_flags && !node_flags->empty() && static_cast<std::int64_t>(node_flags->size()) != mesh.n_nodes)
+    fail(ExitCode::kRuntime, "renumbering: {} node flags for a mesh of {} nodes", node_flags->size(), mesh.n_nodes);
+  if (ordering == NodeOrdering::kNatural) return;
+  const std::vector<node_index> new_id_of_old =
+      ordering == NodeOrdering::kRcm ? reverse_cuthill_mckee(mesh) : random_permutation(mesh.n_nodes, seed);
+  renumber_nodes(mesh, state, new_id_of_old);
+  if (node_flags && !node_flags->empty()) {
+    std::vector<std::uint8_t> moved(node_flags->size());
+    for (std::size_t i = 0; i < moved.size(); ++i) moved[new_id_of_old[i]] = (*node_flags)[i];
+    node_flags->swap(moved);
+  }
+}
 
 std::vector<node_index> reverse_cuthill_mckee(const EdgeMesh& mesh) {
   const std::int64_t n_nodes = mesh.n_nodes;
