@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "test_support.hpp"
 #include "util/hdf5.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac {
 namespace {
@@ -202,6 +204,22 @@ INSTANTIATE_TEST_SUITE_P(Cli, MeshGen,
                          ::testing::Combine(::testing::Values("tet", "prism", "mixed"),
                                             ::testing::Values("natural", "random", "rcm")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+
+TEST(CliMeshGen, RefusesAMeshTooLargeForTheMemoryWithItsEstimate) {
+  const std::optional<AvailableMemory> memory = available_memory();
+  ASSERT_TRUE(memory.has_value());
+  BoxMeshSpec spec;
+  spec.n = 1200;
+  if (static_cast<double>(memory->bytes) >= estimate_box_mesh_bytes(spec))
+    GTEST_SKIP() << "SKIPPED: this machine has room for a mesh of n = 1200";
+  const TempDir folder;
+  const CommandResult result = run_fluxjac("mesh gen -q --kind mixed --n 1200 -o " + quoted(folder.file("huge.h5")));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  expect_all(result.output, {"fluxjac: error: box mesh mixed n = 1200 (natural order): generating it needs about ",
+                             " is available (MemAvailable in /proc/meminfo): use n <= "});
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "one line: " << result.output;
+  expect_no_output(folder, "huge.h5");
+}
 
 // ---- runs, stored references, reports --------------------------------------------------------------------------
 

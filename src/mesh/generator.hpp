@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "mesh/element_mesh.hpp"
 #include "mesh/ordering.hpp"
 #include "mesh/progress.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac {
 
@@ -55,6 +57,17 @@ struct GeneratedMesh {
 /// \brief Fails with ExitCode::kUsage, saying what to change, if a spec cannot be built.
 void validate_box_mesh_spec(const BoxMeshSpec& spec);
 
+/// \brief Peak memory of generate_box_mesh for a spec, in bytes: the arrays alive at its largest stage (the
+/// median dual for natural order, the renumbering otherwise), counted from the exact node, cell and edge
+/// counts, with 10% for the allocator's slack, plus the program itself. Measured peaks (maximum resident set,
+/// tet, prism and mixed meshes of n = 40 to 100) are 5% to 20% below it.
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec);
+
+/// \brief Fails with ExitCode::kUsage, giving the estimate, the available memory and the largest n that
+/// fits, when estimate_box_mesh_bytes(spec) exceeds the available memory (unknown: no check).
+void check_box_mesh_memory(const BoxMeshSpec& spec,
+                           const std::optional<AvailableMemory>& available = available_memory());
+
 /// \brief Number of prism cell layers at the bottom of the box: 0 (tet), n (prism), n / 2 (mixed).
 int prism_layer_count(const BoxMeshSpec& spec);
 
@@ -75,7 +88,8 @@ ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t
 FlowState disturbed_freestream_state(const std::vector<double>& coords);
 
 /// \brief Builds a box mesh end to end: nodes, cells, median-dual metrics, ordering, state. Checks the spec
-/// before allocating anything. Deterministic for a spec (independent of the number of OpenMP threads). Stages: "nodes", "cells", "dual metrics", "ordering",
+/// and the memory it needs (check_box_mesh_memory) before allocating anything. Deterministic for a spec
+/// (independent of the number of OpenMP threads). Stages: "nodes", "cells", "dual metrics", "ordering",
 /// "state", "done".
 GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress = {});
 
