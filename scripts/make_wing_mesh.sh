@@ -183,12 +183,20 @@ if [[ $geo_only -eq 1 ]]; then
 fi
 
 step "gmsh: wing (size $size, span $span, taper $taper, sweep $sweep deg, far field $farfield), $threads threads"
-gmsh "$geo" -3 -format msh41 -o "$msh" >"$work/gmsh.log" 2>&1 || {
+# gmsh's stage lines (and its Delaunay refinement progress, which is what takes minutes on fine meshes) stay
+# visible; the full log is kept for the error case.
+set +e
+gmsh "$geo" -3 -format msh41 -o "$msh" 2>&1 | tee "$work/gmsh.log" |
+  grep --line-buffered -E "^Info *: (Meshing [123]D|Done meshing [123]D|It\. [0-9]+ |Optimizing mesh|Done optimizing|[0-9]+ nodes [0-9]+ elements|Writing)" |
+  sed -u 's/^Info *: /  gmsh: /' >&2
+gmsh_status=${PIPESTATUS[0]}
+set -e
+if [[ $gmsh_status -ne 0 ]]; then
   tail -20 "$work/gmsh.log" >&2
-  die "gmsh failed (log above)"
-}
+  die "gmsh failed with status $gmsh_status (log above)"
+fi
 grep -q "wing surfaces: 3$" "$work/gmsh.log" || die "gmsh did not find the 3 wing surfaces (look at the geometry: --geo-only)"
-grep -E "^Info *: [0-9]+ nodes [0-9]+ elements" "$work/gmsh.log" | sed 's/^Info *: /  gmsh: /' >&2 || true
+step "gmsh: done ($(du -h "$msh" | cut -f1))"
 if [[ $keep -eq 1 ]]; then cp "$geo" "$stem.geo"; cp "$msh" "$stem.msh"; fi
 
 step "import_mesh.py -> $elements"

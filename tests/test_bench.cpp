@@ -773,9 +773,9 @@ TEST(ResultModel, NamesThatAreNotUtf8AreWrittenNotThrownOn) {
 
 TEST(BenchMeshSpec, ParsesKindSizeOrderAndSeed) {
   const BoxMeshSpec spec = parse_mesh_spec("prism:12:random:42");
-  EXPECT_EQ(spec.kind, "prism");
+  EXPECT_EQ(spec.kind, MeshKind::kPrism);
   EXPECT_EQ(spec.n, 12);
-  EXPECT_EQ(spec.order, "random");
+  EXPECT_EQ(spec.order, NodeOrdering::kRandom);
   EXPECT_EQ(spec.seed, 42u);
   EXPECT_EQ(parse_mesh_spec("mixed:100:rcm").seed, 1u) << "seed 1 when left out, as in 'mesh gen'";
   EXPECT_TRUE(looks_like_mesh_spec("tet:4:natural"));

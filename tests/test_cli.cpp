@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "test_support.hpp"
 #include "util/hdf5.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac {
 namespace {
@@ -202,6 +204,94 @@ INSTANTIATE_TEST_SUITE_P(Cli, MeshGen,
                          ::testing::Combine(::testing::Values("tet", "prism", "mixed"),
                                             ::testing::Values("natural", "random", "rcm")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+
+TEST(CliMeshGen, RefusesAMeshTooLargeForTheMemoryWithItsEstimate) {
+  const std::optional<AvailableMemory> memory = available_memory();
+  ASSERT_TRUE(memory.has_value());
+  BoxMeshSpec spec;
+  spec.n = 1200;
+  if (static_cast<double>(memory->bytes) >= estimate_box_mesh_bytes(spec))
+    GTEST_SKIP() << "SKIPPED: this machine has room for a mesh of n = 1200";
+  const TempDir folder;
+  const CommandResult result = run_fluxjac("mesh gen -q --kind mixed --n 1200 -o " + quoted(folder.file("huge.h5")));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  expect_all(result.output, {"fluxjac: error: box mesh mixed n = 1200 (natural order): generating it needs about ",
+                             " is available (MemAvailable in /proc/meminfo): use n <= "});
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "one line: " << result.output;
+  expect_no_output(folder, "huge.h5");
+}
+
+// ---- the bundled mesh ------------------------------------------------------------------------------------------
+
+/// \brief Every dataset of an HDF5 file (type, shape and raw bytes) and every attribute (value as text), by path
+/// ("/mesh/areas", "/mesh@n_nodes"), so that two files compare by content, whatever their HDF5 layout and dates.
+std::map<std::string, std::string> hdf5_contents(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  std::vector<std::string> objects = {"/"};
+  H5Lvisit(
+      file.id(), H5_INDEX_NAME, H5_ITER_INC,
+      [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+        static_cast<std::vector<std::string>*>(data)->push_back(std::string("/") + name);
+        return 0;
+      },
+      &objects);
+  std::map<std::string, std::string> contents;
+  for (const std::string& object : objects) {
+    const h5::Object handle(H5Oopen(file.id(), object.c_str(), H5P_DEFAULT));
+    std::vector<std::string> attributes;
+    H5Aiterate2(
+        handle.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+        [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+          static_cast<std::vector<std::string>*>(data)->push_back(name);
+          return 0;
+        },
+        &attributes);
+    for (const std::string& name : attributes) {
+      const h5::Attribute attribute(H5Aopen(handle.id(), name.c_str(), H5P_DEFAULT));
+      const h5::Datatype type(H5Aget_type(attribute.id()));
+      contents[object + "@" + name] = H5Tget_class(type.id()) == H5T_STRING
+                                          ? *h5::read_string_attribute(file, object, name)
+                                          : fmt::format("{:.17g}", *h5::read_number_attribute(file, object, name));
+    }
+    if (H5Iget_type(handle.id()) != H5I_DATASET) continue;
+    const h5::DatasetInfo info = h5::describe_dataset(file, object);
+    const h5::Dataset dataset(H5Dopen2(file.id(), object.c_str(), H5P_DEFAULT));
+    const h5::Datatype stored(H5Dget_type(dataset.id()));
+    const h5::Datatype native(H5Tget_native_type(stored.id(), H5T_DIR_ASCEND));
+    std::int64_t n_values = 1;
+    for (const std::int64_t extent : info.shape) n_values *= extent;
+    std::string bytes(static_cast<std::size_t>(n_values) * H5Tget_size(native.id()), '\0');
+    h5::read_raw(file, info, native.id(), bytes.data());
+    contents[object] = info.type.name() + " " + h5::shape_text(info.shape) + " " + bytes;
+  }
+  return contents;
+}
+
+TEST(BundledMesh, RegeneratesIdenticallyFromItsDocumentedCommand) {
+  const std::string bundled = std::string(FLUXJAC_SOURCE_DIR) + "/meshes/box-mixed-6-rcm.h5";
+  const std::string readme = read_text(std::string(FLUXJAC_SOURCE_DIR) + "/meshes/README.md");
+  std::smatch command;
+  ASSERT_TRUE(std::regex_search(readme, command,
+                                std::regex(R"(`build/fluxjac (mesh gen [^`]*) -o meshes/box-mixed-6-rcm\.h5`)")))
+      << "meshes/README.md no longer documents how box-mixed-6-rcm.h5 is made";
+  const TempDir folder;
+  const std::string regenerated = folder.file("box-mixed-6-rcm.h5");
+  const CommandResult result = run_fluxjac(command[1].str() + " -q -o " + quoted(regenerated));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+
+  const std::map<std::string, std::string> expected = hdf5_contents(bundled), actual = hdf5_contents(regenerated);
+  for (const auto& [name, value] : expected) {
+    const auto found = actual.find(name);
+    if (found == actual.end())
+      ADD_FAILURE() << name << " is in the bundled mesh but not in the regenerated one";
+    else
+      EXPECT_TRUE(found->second == value)
+          << name << " differs (regenerate meshes/box-mixed-6-rcm.h5 with " << command[0] << ")";
+  }
+  for (const auto& entry : actual)
+    EXPECT_EQ(expected.count(entry.first), 1u) << entry.first << " is new: the bundled mesh lacks it";
+  EXPECT_TRUE(expected.count("/mesh/boundary_nodes")) << "the bundled mesh predates the boundary flags";
+}
 
 // ---- runs, stored references, reports --------------------------------------------------------------------------
 

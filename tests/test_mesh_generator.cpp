@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "mesh/ordering.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -66,9 +68,9 @@ std::string error_message_of(F&& call, ExitCode expected_code) {
 BoxMeshSpec spec_of(const std::string& kind, int n, const std::string& order = "natural", double jitter = 0.2,
                     std::uint64_t seed = 1) {
   BoxMeshSpec spec;
-  spec.kind = kind;
+  spec.kind = parse_mesh_kind(kind);
   spec.n = n;
-  spec.order = order;
+  spec.order = parse_node_ordering(order);
   spec.jitter = jitter;
   spec.seed = seed;
   return spec;
@@ -255,8 +257,6 @@ TEST(DualMetrics, RejectsOutOfRangeNodeIdsAndConvertsVtkWedges) {
 TEST(MeshGenSpec, RejectsInvalidSpecsWithUsageErrors) {
   const std::pair<BoxMeshSpec, std::string> cases[] = {
       {spec_of("tet", 0), "at least 1"},
-      {spec_of("hex", 4), "unknown kind 'hex'"},
-      {spec_of("tet", 4, "metis"), "unknown order 'metis'"},
       {spec_of("tet", 4, "natural", 0.45), "jitter"},
       {spec_of("tet", 4, "natural", -0.1), "jitter"},
       {spec_of("tet", 2000), "32-bit node ids"},
@@ -264,6 +264,65 @@ TEST(MeshGenSpec, RejectsInvalidSpecsWithUsageErrors) {
   for (const auto& [spec, expected] : cases) {
     const std::string message = error_message_of([&] { generate_box_mesh(spec); }, ExitCode::kUsage);
     EXPECT_NE(message.find(expected), std::string::npos) << message;
+  }
+}
+
+TEST(MeshGenSpec, KindsAndOrderingsAreParsedByName) {
+  for (const MeshKind kind : {MeshKind::kTet, MeshKind::kPrism, MeshKind::kMixed})
+    EXPECT_EQ(parse_mesh_kind(to_string(kind)), kind);
+  for (const NodeOrdering order : {NodeOrdering::kNatural, NodeOrdering::kRandom, NodeOrdering::kRcm})
+    EXPECT_EQ(parse_node_ordering(to_string(order)), order);
+  EXPECT_EQ(mesh_kind_names(), "tet, prism or mixed");
+  EXPECT_EQ(node_ordering_names(), "natural, random or rcm");
+  const std::string kind = error_message_of([] { parse_mesh_kind("hex"); }, ExitCode::kUsage);
+  EXPECT_EQ(kind, "unknown kind 'hex': use tet, prism or mixed");
+  const std::string order = error_message_of([] { parse_node_ordering("metis"); }, ExitCode::kUsage);
+  EXPECT_EQ(order, "unknown order 'metis': use natural, random or rcm");
+}
+
+// ---- memory ------------------------------------------------------------------------------------------------
+
+TEST(MeshGenMemory, RefusesAMeshLargerThanTheMemoryBeforeAllocatingAnything) {
+  // n = 1200: 1.73e9 nodes (node ids still fit in 32 bits), about 1 TiB at the peak.
+  const BoxMeshSpec spec = spec_of("mixed", 1200);
+  const double needed = estimate_box_mesh_bytes(spec);
+  EXPECT_GT(needed, 0.5 * 1024.0 * 1024 * 1024 * 1024);
+  const AvailableMemory some{std::int64_t{8} << 30, "a test's 8 GiB"};
+  const std::string message = error_message_of([&] { check_box_mesh_memory(spec, some); }, ExitCode::kUsage);
+  const std::vector<std::string> fragments = {"box mesh mixed n = 1200 (natural order)",
+                                              "needs about " + format_bytes(needed),
+                                              "8.0 GiB is available (a test's 8 GiB)", "use n <= "};
+  for (const std::string& fragment : fragments)
+    EXPECT_NE(message.find(fragment), std::string::npos) << fragment << " in: " << message;
+  // The advice is the largest n that fits.
+  const int largest = std::stoi(message.substr(message.find("use n <= ") + 9));
+  EXPECT_LE(estimate_box_mesh_bytes(spec_of("mixed", largest)), static_cast<double>(some.bytes));
+  EXPECT_GT(estimate_box_mesh_bytes(spec_of("mixed", largest + 1)), static_cast<double>(some.bytes));
+  EXPECT_NO_THROW(check_box_mesh_memory(spec_of("mixed", largest), some));
+  EXPECT_NO_THROW(check_box_mesh_memory(spec, std::nullopt)) << "unknown memory: no check";
+
+  // generate_box_mesh checks with the machine's memory first (this machine has far less than 1 TiB).
+  const std::optional<AvailableMemory> machine = available_memory();
+  ASSERT_TRUE(machine.has_value());
+  if (static_cast<double>(machine->bytes) < needed)
+    error_message_of([&] { generate_box_mesh(spec); }, ExitCode::kUsage);
+}
+
+TEST(MeshGenMemory, EstimateGrowsWithTheMeshAndCoversItsResultArrays) {
+  for (const char* kind : {"tet", "prism", "mixed"}) {
+    double previous = 0.0;
+    for (int n : {1, 2, 10, 100, 1000}) {
+      const double natural = estimate_box_mesh_bytes(spec_of(kind, n));
+      EXPECT_GT(natural, previous) << kind << " " << n;
+      EXPECT_GE(estimate_box_mesh_bytes(spec_of(kind, n, "rcm")), natural) << "renumbering adds arrays";
+      EXPECT_EQ(estimate_box_mesh_bytes(spec_of(kind, n, "rcm")), estimate_box_mesh_bytes(spec_of(kind, n, "random")));
+      previous = natural;
+    }
+    // The generated mesh and state alone (40 bytes per edge, 72 per node) stay below the estimate.
+    const GeneratedMesh generated = generate_box_mesh(spec_of(kind, 8, "rcm"));
+    const double result_bytes =
+        40.0 * static_cast<double>(generated.mesh.n_edges()) + 72.0 * static_cast<double>(generated.mesh.n_nodes);
+    EXPECT_LT(result_bytes, estimate_box_mesh_bytes(spec_of(kind, 8, "rcm")) - 16.0 * 1024 * 1024) << kind;
   }
 }
 
@@ -409,9 +468,9 @@ TEST(MeshGenDeterminism, SameSeedSameMeshOtherSeedOtherJitter) {
 
   BoxMeshSpec other = spec;
   other.seed = 12;
-  other.order = "natural";
+  other.order = NodeOrdering::kNatural;
   BoxMeshSpec same = spec;
-  same.order = "natural";
+  same.order = NodeOrdering::kNatural;
   const std::vector<double> a = generate_box_mesh(same).mesh.coords, b = generate_box_mesh(other).mesh.coords;
   EXPECT_NE(a, b);
   const GeneratedMesh flat = generate_box_mesh(spec_of("mixed", 6, "natural", 0.0));

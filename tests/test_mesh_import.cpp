@@ -105,7 +105,7 @@ ElementMesh hand_made_mixed_mesh() {
 /// A jittered box of 4^3 hexahedra split into 64 prisms (two layers) under 192 tetrahedra: 27 interior nodes.
 ElementMesh mixed_box() {
   BoxMeshSpec spec;
-  spec.kind = "mixed";
+  spec.kind = MeshKind::kMixed;
   spec.n = 4;
   spec.jitter = 0.2;
   return build_box_elements(spec);
@@ -360,6 +360,22 @@ std::string write_bad_case(const TempDir& dir, const std::string& name) {
   const std::string path = dir.file(name + ".h5");
   ElementMesh elements = hand_made_mixed_mesh();
   if (name == "inverted") std::swap(elements.tetrahedra[1], elements.tetrahedra[2]);
+  if (name == "duplicate_cell") elements.tetrahedra = {5, 6, 10, 11, 5, 6, 10, 11};
+  if (name == "duplicate_cell_permuted")  // the cube again, turned a quarter round z: the same cell
+    elements.hexahedra = {0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 0, 5, 6, 7, 4};
+  if (name == "non_manifold_face") {  // a second tetrahedron on the pyramid's face (5, 6, 10), beside the first
+    elements.coords.insert(elements.coords.end(), {1.5, 0.6, 1.2});
+    elements.n_nodes = 13;
+    elements.tetrahedra = {5, 6, 10, 11, 5, 6, 10, 12};
+  }
+  if (name == "concave_hexahedron") {  // the cube's corner (1, 1, 1) pushed in past the middle of the cube
+    elements = ElementMesh{};
+    elements.n_nodes = 8;
+    elements.coords = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0.55, 0.55, 0.55, 0, 1, 1};
+    elements.hexahedra = {0, 1, 2, 3, 4, 5, 6, 7};
+  }
+  if (name == "huge_coordinates")
+    for (double& x : elements.coords) x *= 1e200;
   write_element_mesh(path, elements, nullptr);
   h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
   if (name == "no_cells") {
@@ -406,11 +422,47 @@ INSTANTIATE_TEST_SUITE_P(
         BadElementCase{"node_out_of_range", "", 2, {"/elements/tetrahedra[0]: node id 12 is out of range [0, 12)"}},
         BadElementCase{"wrong_shape", "", 2, {"/elements/prisms", "[2, 3]"}},
         BadElementCase{"repeated_node", "", 2, {"lists node 5 twice"}},
+        BadElementCase{"duplicate_cell",
+                       "",
+                       2,
+                       {"duplicate_cell.h5: ",
+                        "cell 0 (tetrahedron 0 of its block, nodes 5 6 10 11) and cell 1 "
+                        "(tetrahedron 1 of its block, nodes 5 6 10 11) have the same nodes",
+                        "given twice"}},
+        BadElementCase{"duplicate_cell_permuted",
+                       "",
+                       2,
+                       {"cell 3 (hexahedron 0 of its block, nodes 0 1 2 3 4 5 6 7) and cell 4 (hexahedron 1 of its "
+                        "block, nodes 1 2 3 0 5 6 7 4) have the same nodes"}},
+        BadElementCase{"non_manifold_face",
+                       "",
+                       2,
+                       {"the face with nodes 5 6 10 belongs to 3 cells", "cell 0 (tetrahedron 0",
+                        "cell 1 (tetrahedron 1", "not manifold"}},
+        BadElementCase{"concave_hexahedron",
+                       "",
+                       2,
+                       {"cell 0 (hexahedron 0 of its block", "corner Jacobian at its node 6", "concave"}},
+        BadElementCase{"huge_coordinates",
+                       "",
+                       2,
+                       {"cell 2 (prism 0 of its block, nodes 1 5 8 2 6 9): node 1 is at (1e+200, 0, 0)", "rescale"}},
         BadElementCase{"edge_mesh_given", "", 2, {"\"fluxjac-edge-mesh\"", "fluxjac-element-mesh"}},
         BadElementCase{"bad_state", "", 2, {"/elements/state/Q[7]", "density"}},
         BadElementCase{"no_state", "--state input", 3, {"--state input", "no /elements/state/Q"}},
         BadElementCase{"mach_without_freestream", "--state none --mach 0.7", 3, {"--mach", "--state freestream"}}),
     [](const auto& info) { return info.param.name; });
+
+TEST(MeshDual, DuplicatedCellsAreNamedWhereverTheyAre) {
+  ElementMesh elements = mixed_box();
+  // Interior tetrahedron 37 once more at the end of its block, its vertices turned round (same orientation).
+  const node_index* original = &elements.tetrahedra[4 * 37];
+  const std::array<node_index, 4> copy = {original[1], original[2], original[0], original[3]};
+  elements.tetrahedra.insert(elements.tetrahedra.end(), copy.begin(), copy.end());
+  test::expect_invalid([&] { find_element_boundary(elements); },
+                       {"cell 37 (tetrahedron 37 of its block", "cell 192 (tetrahedron 192 of its block",
+                        "have the same nodes", "4 faces are shared by duplicated cells"});
+}
 
 // ---- MeshDual: fluxjac info --------------------------------------------------------------------------------
 

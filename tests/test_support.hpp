@@ -111,9 +111,9 @@ struct AssembledMesh {
 /// \brief Generates a box mesh: kind tet|prism|mixed, n cells per direction, node order natural|random|rcm.
 inline GeneratedMesh generate_mesh(const std::string& kind, int n, const std::string& order = "natural") {
   BoxMeshSpec spec;
-  spec.kind = kind;
+  spec.kind = parse_mesh_kind(kind);
   spec.n = n;
-  spec.order = order;
+  spec.order = parse_node_ordering(order);
   return generate_box_mesh(spec);
 }
 

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "mesh/edge_mesh_extras.hpp"
 #include "util/error.hpp"
 #include "version.hpp"
 
@@ -39,7 +38,8 @@ std::optional<unsigned long long> parse_count(const std::string& field) {
 /// The cache file of a spec; the version in the folder name keeps meshes of other generator versions apart.
 std::string cache_file(const BoxMeshSpec& spec, const std::string& cache_dir) {
   const std::filesystem::path folder = std::filesystem::path(cache_dir) / fmt::format("meshes-v{}", kVersion);
-  return (folder / fmt::format("{}-{}-{}-seed{}.h5", spec.kind, spec.n, spec.order, spec.seed)).string();
+  return (folder / fmt::format("{}-{}-{}-seed{}.h5", to_string(spec.kind), spec.n, to_string(spec.order), spec.seed))
+      .string();
 }
 
 }  // namespace
@@ -53,25 +53,30 @@ std::string default_mesh_cache() {
 }
 
 bool looks_like_mesh_spec(const std::string& text) {
-  for (const char* kind : {"tet:", "prism:", "mixed:"})
-    if (text.rfind(kind, 0) == 0) return true;
-  return false;
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  try {
+    parse_mesh_kind(text.substr(0, colon));
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 BoxMeshSpec parse_mesh_spec(const std::string& text) {
   const std::vector<std::string> fields = split_fields(text);
   if (fields.size() < 3 || fields.size() > 4) fail(ExitCode::kUsage, "mesh spec '{}': expected {}", text, kSpecForm);
   BoxMeshSpec spec;
-  spec.kind = fields[0];
-  if (spec.kind != "tet" && spec.kind != "prism" && spec.kind != "mixed")
-    fail(ExitCode::kUsage, "mesh spec '{}': unknown kind '{}'; expected {}", text, spec.kind, kSpecForm);
+  try {
+    spec.kind = parse_mesh_kind(fields[0]);
+    spec.order = parse_node_ordering(fields[2]);
+  } catch (const Error& error) {
+    fail(ExitCode::kUsage, "mesh spec '{}': {}; expected {}", text, error.what(), kSpecForm);
+  }
   const auto n = parse_count(fields[1]);
   if (!n || *n < 1 || *n > 100000)
     fail(ExitCode::kUsage, "mesh spec '{}': n '{}' is not a positive whole number", text, fields[1]);
   spec.n = static_cast<int>(*n);
-  spec.order = fields[2];
-  if (spec.order != "natural" && spec.order != "random" && spec.order != "rcm")
-    fail(ExitCode::kUsage, "mesh spec '{}': unknown order '{}'; expected {}", text, spec.order, kSpecForm);
   if (fields.size() == 4) {
     const auto seed = parse_count(fields[3]);
     if (!seed) fail(ExitCode::kUsage, "mesh spec '{}': seed '{}' is not a whole number", text, fields[3]);
@@ -87,7 +92,7 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
   if (looks_like_mesh_spec(text) && !std::filesystem::exists(text)) {
     source.spec = parse_mesh_spec(text);
     source.file = cache_file(*source.spec, cache_dir);
-    source.order = source.spec->order;
+    source.order = to_string(source.spec->order);
     return source;
   }
   if (!std::filesystem::is_regular_file(text))
@@ -109,12 +114,7 @@ void ensure_mesh_file(const MeshSource& source, const Note& note) {
   if (note) note(fmt::format("mesh {}: generating {}", source.name, source.file));
   const auto start = std::chrono::steady_clock::now();
   const GeneratedMesh generated = generate_box_mesh(*source.spec);
-  EdgeMeshExtras extras;
-  extras.boundary_nodes = generated.on_boundary;
-  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
-  extras.order = source.spec->order;
-  extras.source = source.name;
-  write_edge_mesh_with_extras(source.file, generated.mesh, &generated.state, extras);
+  write_generated_mesh(source.file, generated, *source.spec, source.name);
   if (note)
     note(fmt::format("mesh {}: {} nodes, {} edges generated ({:.1f} s)", source.name, generated.mesh.n_nodes,
                      generated.mesh.n_edges(),

@@ -1,8 +1,9 @@
 // fluxjac mesh gen: jittered box meshes of tetrahedra, prisms or both, with median-dual metrics and a state.
 // fluxjac mesh dual: the median-dual edge mesh of an element mesh (scripts/import_mesh.py writes those).
-#include <algorithm>
+// Both pipelines live in src/mesh (generator.hpp, mesh_dual.hpp); this file parses options and reports.
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,12 +15,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "mesh/dual_metrics.hpp"
-#include "mesh/edge_mesh_extras.hpp"
-#include "mesh/element_boundary.hpp"
-#include "mesh/element_io.hpp"
-#include "mesh/freestream.hpp"
 #include "mesh/generator.hpp"
+#include "mesh/mesh_dual.hpp"
 #include "mesh/ordering.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
@@ -53,26 +50,25 @@ class StageReporter {
 
 struct MeshGenOptions {
   BoxMeshSpec spec;
+  std::string kind = to_string(BoxMeshSpec{}.kind);    ///< parsed into spec.kind when the command runs
+  std::string order = to_string(BoxMeshSpec{}.order);  ///< parsed into spec.order
   std::string output;
   bool quiet = false;
 };
 
-int generate(const MeshGenOptions& options) {
+int generate(MeshGenOptions options) {
   check_output_paths({}, {{"--output", options.output}});
+  options.spec.kind = parse_mesh_kind(options.kind);
+  options.spec.order = parse_node_ordering(options.order);
   const StageReporter report("mesh gen", options.quiet);
-  const GeneratedMesh generated =
-      generate_box_mesh(options.spec, [&](const std::string& stage, double fraction) { report(stage, fraction); });
-  EdgeMeshExtras extras;
-  extras.boundary_nodes = generated.on_boundary;
-  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
-  extras.order = options.spec.order;
-  write_edge_mesh_with_extras(options.output, generated.mesh, &generated.state, extras);
+  const GeneratedMesh generated = generate_box_mesh(options.spec, std::cref(report));
+  write_generated_mesh(options.output, generated, options.spec);
   const EdgeMesh& mesh = generated.mesh;
   fmt::print(
       "{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {}, bandwidth {}, "
       "{:.1f} s\n",
       options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes),
-      generated.n_tetrahedra, generated.n_prisms, options.spec.order, ordering_bandwidth(mesh), report.elapsed());
+      generated.n_tetrahedra, generated.n_prisms, options.order, ordering_bandwidth(mesh), report.elapsed());
   return 0;
 }
 
@@ -81,96 +77,54 @@ int generate(const MeshGenOptions& options) {
 struct MeshDualOptions {
   std::string input;
   std::string output;
-  std::string order = "natural";
-  std::uint64_t seed = 1;
-  std::string state;  ///< freestream | input | none; empty: input when the file has one, else freestream
+  std::string order = to_string(DualMeshSettings{}.order);
+  std::uint64_t seed = DualMeshSettings{}.seed;
+  std::string state;  ///< empty: the default of choose_dual_state
   FreestreamConditions freestream;
   bool quiet = false;
   const CLI::Option* freestream_options[3] = {};  ///< --mach, --alpha, --beta: were they given?
 };
 
-/// The state source after applying the default, checked against the file and the other options.
-std::string resolve_state_choice(const MeshDualOptions& options, bool file_has_state) {
-  const std::string choice = !options.state.empty() ? options.state : file_has_state ? "input" : "freestream";
-  if (choice == "input" && !file_has_state)
-    fail(ExitCode::kUsage,
-         "{}: --state input: the file has no /elements/state/Q (give scripts/import_mesh.py --state-field, or use "
-         "--state freestream)",
-         options.input);
-  if (choice != "freestream")
-    for (const CLI::Option* option : options.freestream_options)
-      if (option && option->count() > 0)
-        fail(ExitCode::kUsage, "{} sets the freestream state, but the state is '{}' (add --state freestream)",
-             option->get_name(), choice);
-  return choice;
-}
-
 int build_dual(const MeshDualOptions& options) {
   check_output_paths({{"the input", options.input}}, {{"--output", options.output}});
+  DualMeshSettings settings;
+  settings.order = parse_node_ordering(options.order);
+  settings.seed = options.seed;
+  settings.freestream = options.freestream;
+  const std::optional<DualState> requested_state =
+      options.state.empty() ? std::nullopt : std::optional<DualState>(parse_dual_state(options.state));
   const StageReporter report("mesh dual", options.quiet);
   report("read", 0.0);
   ElementMeshFile input = read_element_mesh(options.input);
-  const std::string state_choice = resolve_state_choice(options, input.state.has_value());
-  if (state_choice == "freestream") validate_freestream_conditions(options.freestream);
-  const ElementMesh& elements = input.elements;
-  const CellCounts cells = count_cells(elements);
+  settings.state = choose_dual_state(requested_state, input, options.input);
+  if (settings.state != DualState::kFreestream)
+    for (const CLI::Option* option : options.freestream_options)
+      if (option && option->count() > 0)
+        fail(ExitCode::kUsage, "{} sets the freestream state, but the state is '{}' (add --state freestream)",
+             option->get_name(), to_string(settings.state));
 
-  report("boundary", 0.1);
-  ElementBoundary boundary = find_element_boundary(elements);
-
-  report("dual metrics", 0.2);
-  EdgeMesh mesh;
-  try {
-    mesh = build_median_dual(elements);
-  } catch (const Error& error) {
-    throw Error(options.input + ": " + error.what(), error.code());
-  }
-  input.elements = ElementMesh{};
-
-  // ---- ordering (the state from the file travels with its nodes) -----------------------------------
-  report("ordering", 0.7);
-  std::optional<FlowState> state = state_choice == "input" ? std::move(input.state) : std::nullopt;
-  if (options.order != "natural") {
-    const std::vector<node_index> new_id_of_old =
-        options.order == "rcm" ? reverse_cuthill_mckee(mesh) : random_permutation(mesh.n_nodes, options.seed);
-    renumber_nodes(mesh, state ? &*state : nullptr, new_id_of_old);
-    std::vector<std::uint8_t> on_boundary(boundary.on_boundary.size());
-    for (std::size_t i = 0; i < on_boundary.size(); ++i) on_boundary[new_id_of_old[i]] = boundary.on_boundary[i];
-    boundary.on_boundary.swap(on_boundary);
-  }
-
-  report("state", 0.8);
-  if (state_choice == "freestream") state = uniform_freestream_state(mesh.n_nodes, options.freestream);
-
+  const DualMesh dual = make_dual_mesh(std::move(input), options.input, settings, std::cref(report));
   report("write", 0.85);
-  std::vector<std::uint8_t> has_edge(static_cast<std::size_t>(mesh.n_nodes), 0);
-  for (const node_index node : mesh.edges) has_edge[node] = 1;
-  const auto n_isolated = std::count(has_edge.begin(), has_edge.end(), std::uint8_t{0});
-  if (n_isolated > 0)
+  if (dual.n_isolated_nodes > 0)
     std::fprintf(stderr,
                  "fluxjac: warning: %s: %lld nodes belong to no cell: they get no edge and zero dual volume "
                  "(scripts/import_mesh.py drops such nodes)\n",
-                 options.input.c_str(), static_cast<long long>(n_isolated));
-  const DualClosureSummary closure = summarize_dual_closure(mesh, boundary.on_boundary);
-  EdgeMeshExtras extras;
-  extras.boundary_nodes = std::move(boundary.on_boundary);
-  extras.cells = cells;
-  extras.source = options.input;
-  extras.order = options.order;
-  write_edge_mesh_with_extras(options.output, mesh, state ? &*state : nullptr, extras);
+                 options.input.c_str(), static_cast<long long>(dual.n_isolated_nodes));
+  write_dual_mesh(options.output, dual);
   report("done", 1.0);
 
-  const std::string state_text = state_choice == "freestream"
-                                     ? fmt::format("freestream Mach {} alpha {} beta {}", options.freestream.mach,
-                                                   options.freestream.alpha_degrees, options.freestream.beta_degrees)
-                                 : state_choice == "input" ? std::string("from the input")
-                                                           : std::string("none");
+  const std::string state_text = settings.state == DualState::kFreestream
+                                     ? fmt::format("freestream Mach {} alpha {} beta {}", settings.freestream.mach,
+                                                   settings.freestream.alpha_degrees, settings.freestream.beta_degrees)
+                                 : settings.state == DualState::kInput ? std::string("from the input")
+                                                                       : std::string("none");
+  const EdgeMesh& mesh = dual.mesh;
   fmt::print(
       "{}: {} nodes, {} edges ({:.2f} edges per node) from {}; order {}, bandwidth {}; interior dual closure "
       "{:.2e} of the mean face area over {} nodes ({} boundary nodes); state {}; {:.1f} s\n",
-      options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes), cells.text(),
-      options.order, ordering_bandwidth(mesh), closure.max_relative, closure.nodes_checked, boundary.n_boundary_nodes,
-      state_text, report.elapsed());
+      options.output, mesh.n_nodes, mesh.n_edges(), double(mesh.n_edges()) / double(mesh.n_nodes),
+      dual.extras.cells->text(), options.order, ordering_bandwidth(mesh), dual.closure.max_relative,
+      dual.closure.nodes_checked, dual.n_boundary_nodes, state_text, report.elapsed());
   return 0;
 }
 
@@ -182,14 +136,11 @@ void add_gen_command(CLI::App& mesh, CommandAction& action) {
       "near z = 0, tetrahedra above, about 5.4 edges per node like the paper's wing-body mesh), with median-dual "
       "metrics, dual volumes, a node ordering, and a Mach 0.85 state with stagnation and supersonic regions. "
       "N = 100 with --kind mixed gives the paper's size (about 1M nodes, 6M edges).");
-  gen->add_option("--kind", options->spec.kind, "cell kind")
-      ->check(CLI::IsMember({"tet", "prism", "mixed"}))
-      ->capture_default_str();
+  gen->add_option("--kind", options->kind, "cell kind: " + mesh_kind_names())->capture_default_str();
   gen->add_option("--n", options->spec.n, "hexahedra per direction: (N+1)^3 nodes")
       ->required()
       ->check(CLI::Range(1, 1200));
-  gen->add_option("--order", options->spec.order, "node ordering: natural, random or rcm (reverse Cuthill-McKee)")
-      ->check(CLI::IsMember({"natural", "random", "rcm"}))
+  gen->add_option("--order", options->order, "node ordering: " + node_ordering_names() + " (reverse Cuthill-McKee)")
       ->capture_default_str();
   gen->add_option("--jitter", options->spec.jitter, "random displacement of interior nodes, fraction of the spacing")
       ->check(CLI::Range(0.0, 0.449))
@@ -213,16 +164,16 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
   dual->add_option("elements", options->input, "input element mesh (.h5, format fluxjac-element-mesh)")->required();
   dual->add_option("-o,--output", options->output, "output edge mesh (.h5, DESIGN.md 3.1), written atomically")
       ->required();
-  dual->add_option("--order", options->order,
-                   "node ordering: natural (as in the input), rcm (reverse Cuthill-McKee) or random")
-      ->check(CLI::IsMember({"natural", "random", "rcm"}))
+  dual->add_option(
+          "--order", options->order,
+          "node ordering: " + node_ordering_names() + " (natural: as in the input; rcm: reverse Cuthill-McKee)")
       ->capture_default_str();
   dual->add_option("--seed", options->seed, "random seed of --order random")->capture_default_str();
   dual->add_option("--state", options->state,
-                   "flow state to store: freestream (uniform, rho = 1, p = 1/gamma, set by --mach --alpha --beta), "
-                   "input (the file's /elements/state/Q, renumbered with the nodes) or none; default: input when "
-                   "the file has a state, else freestream")
-      ->check(CLI::IsMember({"freestream", "input", "none"}));
+                   "flow state to store, " + dual_state_names() +
+                       ": freestream (uniform, rho = 1, p = 1/gamma, set by --mach --alpha --beta), input (the "
+                       "file's /elements/state/Q, renumbered with the nodes) or none; default: input when the file "
+                       "has a state, else freestream");
   options->freestream_options[0] = dual->add_option("--mach", options->freestream.mach, "freestream Mach number")
                                        ->check(CLI::Range(0.0, 50.0))
                                        ->capture_default_str();
@@ -237,7 +188,7 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
           ->capture_default_str();
   dual->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
   dual->footer(
-      "Example:\n"
+      "Example (wing.msh from gmsh, e.g. scripts/make_wing_mesh.sh --keep):\n"
       "  /usr/bin/python3 scripts/import_mesh.py wing.msh -o wing-elements.h5\n"
       "  fluxjac mesh dual wing-elements.h5 --order rcm --mach 0.8 --alpha 2.5 -o wing.h5\n"
       "  fluxjac info wing.h5");

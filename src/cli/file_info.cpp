@@ -136,7 +136,12 @@ std::string describe_element_mesh_file(const std::string& path) {
   std::string text = fmt::format("{}: fluxjac element mesh (format {} version {})\n", path, kElementMeshFormat,
                                  kElementMeshFormatVersion);
   add_line(text, "cells", fmt::format("{}: {}", elements.n_cells(), count_cells(elements).text()));
-  const ElementBoundary boundary = find_element_boundary(elements);
+  ElementBoundary boundary;
+  try {
+    boundary = find_element_boundary(elements);
+  } catch (const Error& error) {
+    throw Error(path + ": " + error.what(), error.code());
+  }
   add_line(text, "boundary", fmt::format("{} faces, {} nodes", boundary.n_boundary_faces, boundary.n_boundary_nodes));
   const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
   if (invalid.empty()) {
@@ -148,7 +153,7 @@ std::string describe_element_mesh_file(const std::string& path) {
   } else {
     add_line(text, "nodes", std::to_string(elements.n_nodes));
     add_line(text, "INVALID cells",
-             fmt::format("{} inverted, degenerate or tangled (first: cell {}); 'fluxjac mesh dual' names them",
+             fmt::format("{} inverted, degenerate, concave or tangled (first: cell {}); 'fluxjac mesh dual' names them",
                          invalid.size(), invalid.front()));
   }
   if (input.state)

@@ -1,7 +1,8 @@
 #include <algorithm>
-#include <numeric>
+#include <utility>
 
 #include "jacobian/jacobian.hpp"
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -11,22 +12,17 @@ JacobianPattern JacobianPattern::build(const EdgeMesh& mesh) {
   JacobianPattern pattern;
   pattern.n_nodes = mesh.n_nodes;
 
-  // ---- row sizes: every edge adds one block to row L and one to row R --------------------------
-  pattern.row_ptr.assign(static_cast<std::size_t>(mesh.n_nodes) + 1, 0);
-  for (edge_index e = 0; e < n_edges; ++e) {
-    ++pattern.row_ptr[mesh.left(e) + 1];
-    ++pattern.row_ptr[mesh.right(e) + 1];
-  }
-  std::partial_sum(pattern.row_ptr.begin(), pattern.row_ptr.end(), pattern.row_ptr.begin());
-
-  // ---- fill rows with (column, owner) where owner = 2 e (slot L,R) or 2 e + 1 (slot R,L) -------
+  // ---- rows: every edge adds (R, owner 2 e) to row L and (L, owner 2 e + 1) to row R (slots L,R and R,L) ----
+  Buckets<std::pair<node_index, edge_index>> rows =
+      bucket_by_key<std::pair<node_index, edge_index>>(mesh.n_nodes, [&](auto&& add) {
+        for (edge_index e = 0; e < n_edges; ++e) {
+          add(mesh.left(e), std::pair<node_index, edge_index>{mesh.right(e), 2 * e});
+          add(mesh.right(e), std::pair<node_index, edge_index>{mesh.left(e), 2 * e + 1});
+        }
+      });
+  std::vector<std::pair<node_index, edge_index>>& entries = rows.values;
+  pattern.row_ptr = std::move(rows.start);
   const block_offset nnz = pattern.row_ptr.back();
-  std::vector<std::pair<node_index, edge_index>> entries(static_cast<std::size_t>(nnz));
-  std::vector<block_offset> cursor(pattern.row_ptr.begin(), pattern.row_ptr.end() - 1);
-  for (edge_index e = 0; e < n_edges; ++e) {
-    entries[cursor[mesh.left(e)]++] = {mesh.right(e), 2 * e};
-    entries[cursor[mesh.right(e)]++] = {mesh.left(e), 2 * e + 1};
-  }
 
   // ---- sort each row by column and record where each edge's two blocks landed ------------------
   pattern.col_idx.resize(static_cast<std::size_t>(nnz));

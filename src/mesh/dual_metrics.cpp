@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -35,53 +35,61 @@ inline double tetrahedron_volume(const Vec3& apex, const Vec3& p0, const Vec3& p
   return dot(p0 - apex, cross(p1 - apex, p2 - apex)) / 6.0;
 }
 
-// ---- reference cells: outward face loops and, per vertex, the faces around it --------------------------
-constexpr int kMaxVertices = 8;
-constexpr int kMaxFaces = 6;
-constexpr int kMaxFaceVertices = 4;
+// ---- reference cells: the shared face table plus, per vertex, the faces and neighbours around it ----------
 constexpr int kMaxIncidentFaces = 4;  // the apex of a pyramid
 
 struct CellShape {
   CellType type;
   int n_vertices;
   int n_faces;
-  int face_size[kMaxFaces];
-  int face_loop[kMaxFaces][kMaxFaceVertices];  ///< outward: the right-hand rule gives the normal leaving the cell
-  // Derived by with_incidence(): per vertex, the faces around it and its neighbours in each face loop.
-  int n_incident[kMaxVertices] = {};
-  int incident_face[kMaxVertices][kMaxIncidentFaces] = {};
-  int incident_next[kMaxVertices][kMaxIncidentFaces] = {};      ///< the vertex after it in that face's loop
-  int incident_previous[kMaxVertices][kMaxIncidentFaces] = {};  ///< the vertex before it
+  int face_size[kMaxCellFaces];
+  int face_loop[kMaxCellFaces][kMaxFaceVertices];  ///< outward loops (cell_faces)
+  int n_incident[kMaxCellVertices] = {};
+  int incident_face[kMaxCellVertices][kMaxIncidentFaces] = {};
+  int incident_next[kMaxCellVertices][kMaxIncidentFaces] = {};      ///< the vertex after it in that face's loop
+  int incident_previous[kMaxCellVertices][kMaxIncidentFaces] = {};  ///< the vertex before it
+  /// At a vertex where three faces meet: its three neighbours in their order around it, so that the corner
+  /// Jacobian det(x_q0 - x_v, x_q1 - x_v, x_q2 - x_v) is positive at every corner of a valid (convex) cell.
+  /// The pyramid apex (four faces) has none: its corner tetrahedra are those of the base corners.
+  bool has_corner[kMaxCellVertices] = {};
+  int corner_neighbour[kMaxCellVertices][3] = {};
 };
 
-constexpr CellShape with_incidence(CellShape shape) {
-  for (int v = 0; v < kMaxVertices; ++v) shape.n_incident[v] = 0;
-  for (int f = 0; f < shape.n_faces; ++f) {
-    for (int p = 0; p < shape.face_size[f]; ++p) {
-      const int v = shape.face_loop[f][p];
-      const int size = shape.face_size[f];
+constexpr CellShape make_shape(CellType type) {
+  const CellFaces& faces = cell_faces(type);
+  CellShape shape{type, faces.n_vertices, faces.n_faces, {}, {}};
+  for (int f = 0; f < faces.n_faces; ++f) {
+    const int size = faces.face_size[f];
+    shape.face_size[f] = size;
+    for (int p = 0; p < size; ++p) shape.face_loop[f][p] = faces.face_loop[f][p];
+    for (int p = 0; p < size; ++p) {
+      const int v = faces.face_loop[f][p];
       shape.incident_face[v][shape.n_incident[v]] = f;
-      shape.incident_next[v][shape.n_incident[v]] = shape.face_loop[f][(p + 1) % size];
-      shape.incident_previous[v][shape.n_incident[v]] = shape.face_loop[f][(p + size - 1) % size];
+      shape.incident_next[v][shape.n_incident[v]] = faces.face_loop[f][(p + 1) % size];
+      shape.incident_previous[v][shape.n_incident[v]] = faces.face_loop[f][(p + size - 1) % size];
       ++shape.n_incident[v];
+    }
+  }
+  // Walking round a vertex over its outward loops, the face after the one whose loop reads (v, q) is the one
+  // whose loop reads (q, v): so each neighbour is followed by the `next` of the face where it is `previous`.
+  for (int v = 0; v < shape.n_vertices; ++v) {
+    if (shape.n_incident[v] != 3) continue;
+    shape.has_corner[v] = true;
+    int neighbour = shape.incident_next[v][0];
+    for (int k = 0; k < 3; ++k) {
+      shape.corner_neighbour[v][k] = neighbour;
+      int i = 0;
+      while (shape.incident_previous[v][i] != neighbour) ++i;
+      neighbour = shape.incident_next[v][i];
     }
   }
   return shape;
 }
 
-// The faces of each cell type for the CGNS vertex orderings of the header, as outward loops.
-constexpr CellShape kTetrahedronShape =
-    with_incidence({CellType::kTetrahedron, 4, 4, {3, 3, 3, 3}, {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {0, 3, 2}}});
-constexpr CellShape kPyramidShape = with_incidence(
-    {CellType::kPyramid, 5, 5, {4, 3, 3, 3, 3}, {{0, 3, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 0, 4}}});
-constexpr CellShape kPrismShape = with_incidence(
-    {CellType::kPrism, 6, 5, {3, 3, 4, 4, 4}, {{0, 2, 1}, {3, 4, 5}, {0, 1, 4, 3}, {1, 2, 5, 4}, {2, 0, 3, 5}}});
-constexpr CellShape kHexahedronShape =
-    with_incidence({CellType::kHexahedron,
-                    8,
-                    6,
-                    {4, 4, 4, 4, 4, 4},
-                    {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}}});
+constexpr CellShape kTetrahedronShape = make_shape(CellType::kTetrahedron);
+constexpr CellShape kPyramidShape = make_shape(CellType::kPyramid);
+constexpr CellShape kPrismShape = make_shape(CellType::kPrism);
+constexpr CellShape kHexahedronShape = make_shape(CellType::kHexahedron);
 
 // ---- the cell blocks of an element mesh under one global numbering ------------------------------------
 struct CellBlock {
@@ -91,19 +99,28 @@ struct CellBlock {
   std::int64_t n_cells;
 };
 
+constexpr const CellShape& shape_of(CellType type) {
+  switch (type) {
+    case CellType::kTetrahedron:
+      return kTetrahedronShape;
+    case CellType::kPyramid:
+      return kPyramidShape;
+    case CellType::kPrism:
+      return kPrismShape;
+    case CellType::kHexahedron:
+      break;
+  }
+  return kHexahedronShape;
+}
+
 class CellBlocks {
  public:
   explicit CellBlocks(const ElementMesh& elements) {
-    const std::pair<const CellShape*, const std::vector<node_index>*> sources[4] = {
-        {&kTetrahedronShape, &elements.tetrahedra},
-        {&kPyramidShape, &elements.pyramids},
-        {&kPrismShape, &elements.prisms},
-        {&kHexahedronShape, &elements.hexahedra}};
     std::int64_t first = 0;
     for (int b = 0; b < 4; ++b) {
-      const std::int64_t count = static_cast<std::int64_t>(sources[b].second->size()) / sources[b].first->n_vertices;
-      blocks_[b] = {sources[b].first, sources[b].second->data(), first, count};
-      first += count;
+      const CellType type = kCellTypes[b];
+      blocks_[b] = {&shape_of(type), elements.cells(type).data(), first, elements.n_cells(type)};
+      first += blocks_[b].n_cells;
     }
     n_cells_ = first;
   }
@@ -128,7 +145,7 @@ class CellBlocks {
 // ---- per-cell geometry ---------------------------------------------------------------------------------
 /// Vertex coordinates and the vertex-average centroid of one cell.
 struct CellGeometry {
-  Vec3 point[kMaxVertices];
+  Vec3 point[kMaxCellVertices];
   Vec3 centroid;
 };
 
@@ -156,11 +173,13 @@ inline Vec3 face_centroid(const CellShape& shape, int face, const node_index* ve
   return (1.0 / size) * sum;
 }
 
-/// Volume of a cell and the dual sub-volume of each of its corners.
+/// Volume of a cell, the Jacobian and the dual sub-volume of each of its corners.
 struct CellInspection {
   double volume = 0.0;
-  double corner_volume[kMaxVertices] = {};
+  double corner_volume[kMaxCellVertices] = {};
   int worst_corner = 0;  ///< local vertex with the smallest corner volume
+  double corner_jacobian[kMaxCellVertices] = {};
+  int worst_jacobian_corner = -1;  ///< local vertex with the smallest corner Jacobian (-1: no such corner)
 };
 
 CellInspection inspect_cell(const CellShape& shape, const node_index* vertices, const double* coords) {
@@ -180,55 +199,55 @@ CellInspection inspect_cell(const CellShape& shape, const node_index* vertices, 
   }
   for (int v = 1; v < shape.n_vertices; ++v)
     if (inspection.corner_volume[v] < inspection.corner_volume[inspection.worst_corner]) inspection.worst_corner = v;
+  // A concave corner can hide behind positive dual sub-volumes (they are averages over the corner's faces),
+  // so each corner's own Jacobian is checked too.
+  for (int v = 0; v < shape.n_vertices; ++v) {
+    if (!shape.has_corner[v]) continue;
+    const Vec3& x = cell.point[v];
+    const int* q = shape.corner_neighbour[v];
+    inspection.corner_jacobian[v] = dot(cell.point[q[0]] - x, cross(cell.point[q[1]] - x, cell.point[q[2]] - x));
+    if (inspection.worst_jacobian_corner < 0 ||
+        inspection.corner_jacobian[v] < inspection.corner_jacobian[inspection.worst_jacobian_corner])
+      inspection.worst_jacobian_corner = v;
+  }
   return inspection;
 }
 
 inline bool is_valid(const CellInspection& inspection) {
-  return inspection.volume > 0.0 && inspection.corner_volume[inspection.worst_corner] > 0.0;
+  return inspection.volume > 0.0 && inspection.corner_volume[inspection.worst_corner] > 0.0 &&
+         (inspection.worst_jacobian_corner < 0 || inspection.corner_jacobian[inspection.worst_jacobian_corner] > 0.0);
 }
 
-[[noreturn]] void fail_invalid_cell(const ElementMesh& elements, const CellBlocks& blocks, std::int64_t cell,
-                                    std::size_t n_invalid) {
-  const CellBlock& block = blocks.block_of(cell);
-  const node_index* vertices = blocks.vertices_of(block, cell);
-  const CellInspection inspection = inspect_cell(*block.shape, vertices, elements.coords.data());
-  std::string nodes;
-  for (int v = 0; v < block.shape->n_vertices; ++v) nodes += (v ? " " : "") + std::to_string(vertices[v]);
-  const std::string where = fmt::format("cell {} ({} {} of its block, nodes {})", cell, to_string(block.shape->type),
-                                        cell - block.first_cell, nodes);
+[[noreturn]] void fail_invalid_cell(const ElementMesh& elements, std::int64_t id, std::size_t n_invalid) {
+  const CellRef cell = cell_at(elements, id);
+  const CellInspection inspection = inspect_cell(shape_of(cell.type), cell.vertices, elements.coords.data());
+  const std::string where = describe_cell(cell);
   const std::string others = n_invalid > 1 ? fmt::format("; {} invalid cells in all", n_invalid) : std::string();
   if (!(inspection.volume > 0.0))
     fail(ExitCode::kInvalidInput,
          "{}: volume {:.6g} is not positive: the cell is inverted or degenerate (check its vertex ordering){}", where,
          inspection.volume, others);
+  const int corner = inspection.worst_jacobian_corner;
+  if (corner >= 0 && !(inspection.corner_jacobian[corner] > 0.0))
+    fail(ExitCode::kInvalidInput,
+         "{}: the corner Jacobian at its node {} is {:.6g}, not positive: the cell is concave or folded there{}", where,
+         cell.vertices[corner], inspection.corner_jacobian[corner], others);
   fail(ExitCode::kInvalidInput,
        "{}: the dual sub-volume at its corner node {} is {:.6g}, not positive: the cell is tangled{}", where,
-       vertices[inspection.worst_corner], inspection.corner_volume[inspection.worst_corner], others);
+       cell.vertices[inspection.worst_corner], inspection.corner_volume[inspection.worst_corner], others);
 }
 
-// ---- node -> cells adjacency (CSR, cells ascending in each row) -----------------------------------------
-struct NodeCells {
-  std::vector<std::int64_t> offsets;  ///< [n_nodes + 1]
-  std::vector<std::int64_t> cells;
-};
+// ---- node -> cells adjacency (cells ascending in each node's bucket) ------------------------------------
+using NodeCells = Buckets<std::int64_t>;
 
 NodeCells build_node_cells(const ElementMesh& elements, const CellBlocks& blocks) {
-  NodeCells adjacency;
-  adjacency.offsets.assign(static_cast<std::size_t>(elements.n_nodes) + 1, 0);
-  for (const CellBlock& block : blocks.blocks()) {
-    const std::int64_t entries = block.n_cells * block.shape->n_vertices;
-    for (std::int64_t i = 0; i < entries; ++i) ++adjacency.offsets[block.vertices[i] + 1];
-  }
-  for (std::int64_t i = 0; i < elements.n_nodes; ++i) adjacency.offsets[i + 1] += adjacency.offsets[i];
-  adjacency.cells.resize(static_cast<std::size_t>(adjacency.offsets.back()));
-  std::vector<std::int64_t> cursor(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
-  for (const CellBlock& block : blocks.blocks()) {
-    const int n_vertices = block.shape->n_vertices;
-    for (std::int64_t c = 0; c < block.n_cells; ++c)
-      for (int v = 0; v < n_vertices; ++v)
-        adjacency.cells[cursor[block.vertices[c * n_vertices + v]]++] = block.first_cell + c;
-  }
-  return adjacency;
+  return bucket_by_key<std::int64_t>(elements.n_nodes, [&](auto&& add) {
+    for (const CellBlock& block : blocks.blocks()) {
+      const int n_vertices = block.shape->n_vertices;
+      for (std::int64_t c = 0; c < block.n_cells; ++c)
+        for (int v = 0; v < n_vertices; ++v) add(block.vertices[c * n_vertices + v], block.first_cell + c);
+    }
+  });
 }
 
 inline int local_vertex(const node_index* vertices, node_index node) {
@@ -255,78 +274,6 @@ inline void add_to_face(std::vector<NeighbourFace>& faces, node_index neighbour,
 
 }  // namespace
 
-const char* to_string(CellType type) {
-  switch (type) {
-    case CellType::kTetrahedron:
-      return "tetrahedron";
-    case CellType::kPyramid:
-      return "pyramid";
-    case CellType::kPrism:
-      return "prism";
-    case CellType::kHexahedron:
-      return "hexahedron";
-  }
-  return "cell";
-}
-
-int vertex_count(CellType type) {
-  switch (type) {
-    case CellType::kTetrahedron:
-      return 4;
-    case CellType::kPyramid:
-      return 5;
-    case CellType::kPrism:
-      return 6;
-    case CellType::kHexahedron:
-      return 8;
-  }
-  return 0;
-}
-
-void reorder_vtk_wedges_to_cgns(std::vector<node_index>& prisms) {
-  for (std::size_t c = 0; c + 6 <= prisms.size(); c += 6) {
-    std::swap(prisms[c + 1], prisms[c + 2]);
-    std::swap(prisms[c + 4], prisms[c + 5]);
-  }
-}
-
-void validate_element_mesh(const ElementMesh& elements) {
-  if (elements.n_nodes < 0 || elements.n_nodes > std::numeric_limits<node_index>::max())
-    fail(ExitCode::kInvalidInput, "element mesh: {} nodes; node ids must fit in 32 bits (at most {} nodes)",
-         elements.n_nodes, std::numeric_limits<node_index>::max());
-  if (static_cast<std::int64_t>(elements.coords.size()) != 3 * elements.n_nodes)
-    fail(ExitCode::kInvalidInput, "element mesh: {} coordinates for {} nodes (expected 3 per node)",
-         elements.coords.size(), elements.n_nodes);
-  for (std::int64_t i = 0; i < 3 * elements.n_nodes; ++i)
-    if (!std::isfinite(elements.coords[i]))
-      fail(ExitCode::kInvalidInput, "element mesh: node {} has a non-finite coordinate", i / 3);
-  const std::pair<CellType, const std::vector<node_index>*> blocks[4] = {{CellType::kTetrahedron, &elements.tetrahedra},
-                                                                         {CellType::kPyramid, &elements.pyramids},
-                                                                         {CellType::kPrism, &elements.prisms},
-                                                                         {CellType::kHexahedron, &elements.hexahedra}};
-  std::int64_t first_cell = 0;
-  for (const auto& [type, vertices] : blocks) {
-    const int n_vertices = vertex_count(type);
-    if (vertices->size() % n_vertices != 0)
-      fail(ExitCode::kInvalidInput, "element mesh: the {} block has {} node ids, not a multiple of {}", to_string(type),
-           vertices->size(), n_vertices);
-    for (std::size_t i = 0; i < vertices->size(); ++i) {
-      const node_index node = (*vertices)[i];
-      const std::size_t cell = i / n_vertices;
-      if (node < 0 || node >= elements.n_nodes)
-        fail(ExitCode::kInvalidInput, "element mesh: cell {} ({} {} of its block) has node id {}, outside [0, {})",
-             first_cell + static_cast<std::int64_t>(cell), to_string(type), cell, node, elements.n_nodes);
-      for (std::size_t j = cell * n_vertices; j < i; ++j)
-        if ((*vertices)[j] == node)
-          fail(ExitCode::kInvalidInput,
-               "element mesh: cell {} ({} {} of its block) lists node {} twice; collapsed cells are not supported "
-               "(give them their proper type)",
-               first_cell + static_cast<std::int64_t>(cell), to_string(type), cell, node);
-    }
-    first_cell += static_cast<std::int64_t>(vertices->size() / n_vertices);
-  }
-}
-
 std::vector<std::int64_t> find_invalid_cells(const ElementMesh& elements) {
   validate_element_mesh(elements);
   const CellBlocks blocks(elements);
@@ -348,7 +295,7 @@ std::vector<std::int64_t> find_invalid_cells(const ElementMesh& elements) {
 EdgeMesh build_median_dual(const ElementMesh& elements) {
   const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
   const CellBlocks blocks(elements);
-  if (!invalid.empty()) fail_invalid_cell(elements, blocks, invalid.front(), invalid.size());
+  if (!invalid.empty()) fail_invalid_cell(elements, invalid.front(), invalid.size());
 
   const std::int64_t n_nodes = elements.n_nodes;
   const double* coords = elements.coords.data();
@@ -363,10 +310,10 @@ EdgeMesh build_median_dual(const ElementMesh& elements) {
     for (std::int64_t node = 0; node < n_nodes; ++node) {
       const node_index a = static_cast<node_index>(node);
       neighbours.clear();
-      for (std::int64_t k = node_cells.offsets[node]; k < node_cells.offsets[node + 1]; ++k) {
-        const CellBlock& block = blocks.block_of(node_cells.cells[k]);
+      for (std::int64_t k = node_cells.start[node]; k < node_cells.start[node + 1]; ++k) {
+        const CellBlock& block = blocks.block_of(node_cells.values[k]);
         const CellShape& shape = *block.shape;
-        const node_index* vertices = blocks.vertices_of(block, node_cells.cells[k]);
+        const node_index* vertices = blocks.vertices_of(block, node_cells.values[k]);
         const int v = local_vertex(vertices, a);
         for (int i = 0; i < shape.n_incident[v]; ++i) {
           const node_index next = vertices[shape.incident_next[v][i]];
@@ -400,10 +347,10 @@ EdgeMesh build_median_dual(const ElementMesh& elements) {
       const node_index a = static_cast<node_index>(node);
       faces.clear();
       double volume = 0.0;
-      for (std::int64_t k = node_cells.offsets[node]; k < node_cells.offsets[node + 1]; ++k) {
-        const CellBlock& block = blocks.block_of(node_cells.cells[k]);
+      for (std::int64_t k = node_cells.start[node]; k < node_cells.start[node + 1]; ++k) {
+        const CellBlock& block = blocks.block_of(node_cells.values[k]);
         const CellShape& shape = *block.shape;
-        const node_index* vertices = blocks.vertices_of(block, node_cells.cells[k]);
+        const node_index* vertices = blocks.vertices_of(block, node_cells.values[k]);
         const int v = local_vertex(vertices, a);
         const CellGeometry cell = load_cell(shape, vertices, coords);
         const Vec3& c = cell.centroid;

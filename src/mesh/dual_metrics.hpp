@@ -16,61 +16,21 @@
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
+#include "mesh/element_mesh.hpp"
 #include "types.hpp"
 
 namespace fluxjac {
 
-/// Linear cell types of an element mesh.
-enum class CellType { kTetrahedron, kPyramid, kPrism, kHexahedron };
-
-/// \brief Lower-case name of a cell type, for messages.
-const char* to_string(CellType type);
-
-/// \brief Number of vertices of a cell type (4, 5, 6, 8).
-int vertex_count(CellType type);
-
-/// \brief A 3D element mesh: node coordinates and cells grouped by type.
-///
-/// Vertex orderings are those of CGNS (TETRA_4, PYRA_5, PENTA_6, HEXA_8), which Gmsh also uses: the first
-/// face (0,1,2) of a tetrahedron, (0,1,2,3) of a pyramid and hexahedron and (0,1,2) of a prism, taken by
-/// the right-hand rule, points into the cell (towards vertex 3, the apex, or the opposite face); vertex
-/// 3+k of a prism and 4+k of a hexahedron sit above vertex k. VTK agrees for tetrahedra, pyramids and
-/// hexahedra, but lists the base of a VTK_WEDGE the other way round: convert those with
-/// reorder_vtk_wedges_to_cgns(). A cell listed with the wrong orientation has a negative volume and is
-/// rejected by name.
-///
-/// Cells are numbered globally in the order tetrahedra, pyramids, prisms, hexahedra; messages name cells
-/// by that number and by their place in their own block.
-struct ElementMesh {
-  std::int64_t n_nodes = 0;
-  std::vector<double> coords;          ///< [n_nodes][3]
-  std::vector<node_index> tetrahedra;  ///< [n][4]
-  std::vector<node_index> pyramids;    ///< [n][5]
-  std::vector<node_index> prisms;      ///< [n][6]
-  std::vector<node_index> hexahedra;   ///< [n][8]
-
-  std::int64_t n_tetrahedra() const { return static_cast<std::int64_t>(tetrahedra.size() / 4); }
-  std::int64_t n_pyramids() const { return static_cast<std::int64_t>(pyramids.size() / 5); }
-  std::int64_t n_prisms() const { return static_cast<std::int64_t>(prisms.size() / 6); }
-  std::int64_t n_hexahedra() const { return static_cast<std::int64_t>(hexahedra.size() / 8); }
-  std::int64_t n_cells() const { return n_tetrahedra() + n_pyramids() + n_prisms() + n_hexahedra(); }
-};
-
-/// \brief Converts prisms listed in VTK_WEDGE order to the CGNS order ElementMesh expects (swaps vertices
-/// 1<->2 and 4<->5, which turns the base triangle around and keeps each top vertex above its base vertex).
-void reorder_vtk_wedges_to_cgns(std::vector<node_index>& prisms);
-
-/// \brief Checks sizes, the node count (ids must fit in 32 bits), node ids in range and finite
-/// coordinates; fails with ExitCode::kInvalidInput naming the first offending cell or node.
-void validate_element_mesh(const ElementMesh& elements);
-
-/// \brief Global ids (ascending) of the cells that are inverted, degenerate or tangled: cell volume <= 0,
-/// or the dual sub-volume of one of its corners <= 0. Validates the mesh first.
+/// \brief Global ids (ascending) of the cells that are inverted, degenerate, concave or tangled: cell volume
+/// <= 0, a corner Jacobian <= 0 (at a corner where three faces meet: the determinant of its three edges, in
+/// their order around the corner), or the dual sub-volume of a corner <= 0. Validates the mesh first.
 std::vector<std::int64_t> find_invalid_cells(const ElementMesh& elements);
 
 /// \brief Builds the median-dual edge mesh: edges (L, R) with L < R sorted by (L, R), unit normals from L
 /// to R, dual-face areas, the coordinates and the dual volumes. Deterministic (independent of the number
-/// of OpenMP threads). Fails with ExitCode::kInvalidInput naming the first invalid cell.
+/// of OpenMP threads). Fails with ExitCode::kInvalidInput naming the first invalid cell. Cells given twice
+/// or faces shared by three cells would pass unseen (their faces count as interior): find_element_boundary
+/// rejects those.
 EdgeMesh build_median_dual(const ElementMesh& elements);
 
 /// \brief Per node, the sum of its outward dual-face area vectors:

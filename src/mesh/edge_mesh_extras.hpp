@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "mesh/dual_metrics.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "mesh/element_mesh.hpp"
 
 namespace fluxjac {
 

@@ -19,24 +19,6 @@ constexpr const char* kStateGroup = "/elements/state";
 constexpr const char* kState = "/elements/state/Q";
 /// gamma values closer than this to 1.4 are taken as 1.4 (a float32 attribute holds 1.39999998).
 constexpr double kGammaTolerance = 1e-6;
-constexpr CellType kCellTypes[4] = {CellType::kTetrahedron, CellType::kPyramid, CellType::kPrism,
-                                    CellType::kHexahedron};
-
-/// The vertex list of one cell block (const or not, following the mesh).
-template <class Mesh>
-auto& block_of(Mesh& elements, CellType type) {
-  switch (type) {
-    case CellType::kTetrahedron:
-      return elements.tetrahedra;
-    case CellType::kPyramid:
-      return elements.pyramids;
-    case CellType::kPrism:
-      return elements.prisms;
-    case CellType::kHexahedron:
-      break;
-  }
-  return elements.hexahedra;
-}
 
 std::string block_path(CellType type) { return std::string(kElementsGroup) + "/" + element_block_name(type); }
 
@@ -165,9 +147,9 @@ ElementMeshFile read_element_mesh(const std::string& path) {
   elements.coords = h5::read<double>(file, coords);
   for (int b = 0; b < 4; ++b) {
     if (!blocks[b]) continue;
-    block_of(elements, kCellTypes[b]) = blocks[b]->type == h5::kInt32
-                                            ? read_cell_ids<std::int32_t>(file, *blocks[b], n_nodes)
-                                            : read_cell_ids<std::int64_t>(file, *blocks[b], n_nodes);
+    elements.cells(kCellTypes[b]) = blocks[b]->type == h5::kInt32
+                                        ? read_cell_ids<std::int32_t>(file, *blocks[b], n_nodes)
+                                        : read_cell_ids<std::int64_t>(file, *blocks[b], n_nodes);
   }
   try {
     validate_element_mesh(elements);  // finite coordinates, no node twice in a cell
@@ -182,7 +164,7 @@ void write_element_mesh(const std::string& path, const ElementMesh& elements, co
   bool consistent = elements.n_nodes > 0 && elements.coords.size() == 3 * static_cast<std::size_t>(elements.n_nodes) &&
                     (!state || state->n_nodes() == elements.n_nodes);
   for (const CellType type : kCellTypes)
-    consistent = consistent && block_of(elements, type).size() % vertex_count(type) == 0;
+    consistent = consistent && elements.cells(type).size() % vertex_count(type) == 0;
   if (!consistent)
     fail(ExitCode::kRuntime, "{}: cannot write an inconsistent element mesh ({} nodes, {} coordinates)", path,
          elements.n_nodes, elements.coords.size());
@@ -192,7 +174,7 @@ void write_element_mesh(const std::string& path, const ElementMesh& elements, co
     h5::write_format(file, kElementMeshFormat, kElementMeshFormatVersion);
     h5::write(file, kCoords, elements.coords, {elements.n_nodes, 3});
     for (const CellType type : kCellTypes) {
-      const std::vector<node_index>& block = block_of(elements, type);
+      const std::vector<node_index>& block = elements.cells(type);
       const std::int64_t n_vertices = vertex_count(type);
       if (!block.empty())
         h5::write(file, block_path(type), block, {static_cast<std::int64_t>(block.size()) / n_vertices, n_vertices});

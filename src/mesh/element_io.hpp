@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "mesh/dual_metrics.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "mesh/element_mesh.hpp"
 
 namespace fluxjac {
 
@@ -27,8 +27,9 @@ const char* element_block_name(CellType type);
 /// \brief Reads and validates an element-mesh file: root attributes, /elements/coords (float64 [n, 3], finite),
 /// the cell blocks (int32 or int64 [n_cells, 4|5|6|8], node ids in range, no node twice in a cell; any block
 /// may be absent but there must be at least one cell) and the optional state (float64 [n_nodes, 5], gamma 1.4,
-/// finite, positive density and pressure). Cell shapes (inverted or degenerate cells) are checked later, by
-/// build_median_dual. Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.
+/// finite, positive density and pressure), with validate_element_mesh. Cell shapes (inverted, concave, tangled
+/// cells) are checked later by build_median_dual, duplicated cells and non-manifold faces by
+/// find_element_boundary. Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.
 ElementMeshFile read_element_mesh(const std::string& path);
 
 /// \brief Writes an element mesh (and state when not null) atomically: cells as int32, empty blocks left out.

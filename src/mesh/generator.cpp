@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
-#include "mesh/ordering.hpp"
+#include "mesh/dual_metrics.hpp"
+#include "mesh/edge_mesh_extras.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -140,12 +142,9 @@ std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements) {
     const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
     if (invalid.empty()) break;
     std::vector<std::uint8_t> in_invalid_cell(static_cast<std::size_t>(n_nodes), 0);
-    for (std::int64_t cell : invalid) {
-      // Global cell ids count tetrahedra first, then prisms (box meshes have no other cells).
-      const bool is_tetrahedron = cell < elements.n_tetrahedra();
-      const node_index* vertices =
-          is_tetrahedron ? &elements.tetrahedra[4 * cell] : &elements.prisms[6 * (cell - elements.n_tetrahedra())];
-      for (int v = 0; v < (is_tetrahedron ? 4 : 6); ++v) in_invalid_cell[vertices[v]] = 1;
+    for (std::int64_t id : invalid) {
+      const CellRef cell = cell_at(elements, id);
+      for (int v = 0; v < vertex_count(cell.type); ++v) in_invalid_cell[cell.vertices[v]] = 1;
     }
     for (std::int64_t i = 0; i < n_nodes; ++i) {
       if (!in_invalid_cell[i]) continue;
@@ -180,16 +179,15 @@ double bump_shape(const SpeedBump& bump, const double* x) {
 }
 
 /// build_box_elements with a progress report at the start of the node and cell stages.
-ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec,
-                                         const std::function<void(const char*, double)>& report,
+ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec, const MeshProgress& progress,
                                          std::vector<std::uint8_t>* on_boundary, std::int64_t* n_jitter_reduced) {
   validate_box_mesh_spec(spec);
-  report("nodes", 0.0);
+  report_stage(progress, "nodes", 0.0);
   BoxNodes nodes = make_box_nodes(spec);
   ElementMesh elements;
   elements.n_nodes = static_cast<std::int64_t>(nodes.on_boundary.size());
   elements.coords = nodes.coords;
-  report("cells", 0.05);
+  report_stage(progress, "cells", 0.05);
   make_box_cells(spec, elements);
   const std::int64_t reduced = spec.jitter > 0.0 ? apply_jitter(nodes, elements) : 0;
   if (n_jitter_reduced) *n_jitter_reduced = reduced;
@@ -197,13 +195,85 @@ ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec,
   return elements;
 }
 
+// ---- memory ------------------------------------------------------------------------------------------------
+/// Sizes of a box mesh, as doubles so that estimates of impossible meshes do not overflow.
+struct BoxMeshSizes {
+  double nodes, cells, vertex_ids, edges;
+};
+
+BoxMeshSizes box_mesh_sizes(const BoxMeshSpec& spec) {
+  const double n = spec.n, prism_layers = prism_layer_count(spec), tet_layers = n - prism_layers;
+  BoxMeshSizes sizes;
+  sizes.nodes = (n + 1) * (n + 1) * (n + 1);
+  sizes.cells = n * n * (6 * tet_layers + 2 * prism_layers);
+  sizes.vertex_ids = n * n * (24 * tet_layers + 12 * prism_layers);
+  // Axis edges, the xy diagonals of every node plane, the xz, yz and body diagonals of the tetrahedral layers.
+  sizes.edges = 3 * n * (n + 1) * (n + 1) + n * n * (n + 1) + tet_layers * (2 * n * (n + 1) + n * n);
+  return sizes;
+}
+
+/// The program, its libraries and HDF5's buffers: the peak resident set of `fluxjac mesh gen --n 1` is ~10 MiB.
+constexpr double kProgramBytes = 16.0 * 1024 * 1024;
+/// Memory the allocator holds beyond the live arrays: after a large block is freed glibc raises its mmap
+/// threshold, so later arrays of a few MiB come from the heap, which it does not trim. At n = 100 (mixed, rcm)
+/// the peak resident set is 5% above the live arrays.
+constexpr double kAllocatorSlack = 1.1;
+
+constexpr std::initializer_list<MeshKind> kMeshKinds = {MeshKind::kTet, MeshKind::kPrism, MeshKind::kMixed};
+
 }  // namespace
 
+const char* to_string(MeshKind kind) {
+  switch (kind) {
+    case MeshKind::kTet:
+      return "tet";
+    case MeshKind::kPrism:
+      return "prism";
+    case MeshKind::kMixed:
+      return "mixed";
+  }
+  return "?";
+}
+
+MeshKind parse_mesh_kind(const std::string& text) { return parse_named(text, kMeshKinds, "kind"); }
+
+std::string mesh_kind_names() { return name_list(kMeshKinds); }
+
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec) {
+  const BoxMeshSizes size = box_mesh_sizes(spec);
+  // Bytes per node, cell, vertex id and edge of the arrays alive together at each stage.
+  // Nodes and cells: grid and jitter (49/node), coordinates (24), jitter scale and flags (10), cell vertices
+  // (4/id), invalid-cell flags (1/cell).
+  const double cells_stage = 83 * size.nodes + 4 * size.vertex_ids + size.cells;
+  // Median dual: the element mesh (24/node, 4/id), boundary flags (1), node -> cells (8/node, 8/id), edge
+  // offsets (8), the edge mesh (32/node, 40/edge).
+  const double dual_stage = 73 * size.nodes + 12 * size.vertex_ids + 40 * size.edges;
+  // Renumbering: the edge mesh and flags (33/node, 40/edge), the permutation and its check (5), ends and turn
+  // flags (9/edge), rows (8/node, 8/edge), the renumbered edges, normals and areas (40/edge).
+  const double ordering_stage = spec.order == NodeOrdering::kNatural ? 0.0 : 46 * size.nodes + 97 * size.edges;
+  // State and write: the edge mesh, flags and their copy (34/node, 40/edge) and the state (40/node).
+  const double state_stage = 74 * size.nodes + 40 * size.edges;
+  return kProgramBytes + kAllocatorSlack * std::max({cells_stage, dual_stage, ordering_stage, state_stage});
+}
+
+void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<AvailableMemory>& available) {
+  if (!available) return;
+  const double needed = estimate_box_mesh_bytes(spec);
+  const double have = static_cast<double>(available->bytes);
+  if (needed <= have) return;
+  BoxMeshSpec smaller = spec;
+  while (smaller.n > 1 && estimate_box_mesh_bytes(smaller) > have) --smaller.n;
+  const std::string advice = estimate_box_mesh_bytes(smaller) <= have
+                                 ? fmt::format("use n <= {} here, or a machine with more memory", smaller.n)
+                                 : std::string("free some memory or use a machine with more");
+  fail(ExitCode::kUsage,
+       "box mesh {} n = {} ({} order): generating it needs about {} of memory at its peak, but {} is available "
+       "({}): {}",
+       to_string(spec.kind), spec.n, to_string(spec.order), format_bytes(needed), format_bytes(have), available->source,
+       advice);
+}
+
 void validate_box_mesh_spec(const BoxMeshSpec& spec) {
-  if (spec.kind != "tet" && spec.kind != "prism" && spec.kind != "mixed")
-    fail(ExitCode::kUsage, "box mesh: unknown kind '{}' (expected tet, prism or mixed)", spec.kind);
-  if (spec.order != "natural" && spec.order != "random" && spec.order != "rcm")
-    fail(ExitCode::kUsage, "box mesh: unknown order '{}' (expected natural, random or rcm)", spec.order);
   if (spec.n < 1) fail(ExitCode::kUsage, "box mesh: n = {} hexahedra per direction; it must be at least 1", spec.n);
   const std::int64_t side = static_cast<std::int64_t>(spec.n) + 1;
   const std::int64_t max_nodes = std::numeric_limits<node_index>::max();
@@ -220,18 +290,19 @@ void validate_box_mesh_spec(const BoxMeshSpec& spec) {
 }
 
 int prism_layer_count(const BoxMeshSpec& spec) {
-  if (spec.kind == "prism") return spec.n;
-  if (spec.kind == "mixed") return static_cast<int>(kPrismFraction * spec.n);
+  if (spec.kind == MeshKind::kPrism) return spec.n;
+  if (spec.kind == MeshKind::kMixed) return static_cast<int>(kPrismFraction * spec.n);
   return 0;
 }
 
 std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
   const int n = spec.n;
   std::vector<double> z(static_cast<std::size_t>(n) + 1);
-  const double beta = spec.kind == "mixed" ? clustering_exponent() : 0.0;
+  const bool clustered = spec.kind == MeshKind::kMixed;
+  const double beta = clustered ? clustering_exponent() : 0.0;
   for (int k = 0; k <= n; ++k) {
     const double s = static_cast<double>(k) / n;
-    z[k] = spec.kind == "mixed" ? clustered_height(s, beta) : s;
+    z[k] = clustered ? clustered_height(s, beta) : s;
   }
   z[0] = 0.0;
   z[n] = 1.0;
@@ -240,8 +311,7 @@ std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
 
 ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t>* on_boundary,
                                std::int64_t* n_jitter_reduced) {
-  return build_box_elements_reporting(
-      spec, [](const char*, double) {}, on_boundary, n_jitter_reduced);
+  return build_box_elements_reporting(spec, {}, on_boundary, n_jitter_reduced);
 }
 
 FlowState disturbed_freestream_state(const std::vector<double>& coords) {
@@ -274,40 +344,41 @@ FlowState disturbed_freestream_state(const std::vector<double>& coords) {
   return state;
 }
 
-GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshGenProgress& progress) {
-  auto report = [&](const char* stage, double fraction) {
-    if (progress) progress(stage, fraction);
-  };
+GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress) {
+  validate_box_mesh_spec(spec);
+  check_box_mesh_memory(spec);
   GeneratedMesh generated;
 
   // ---- nodes and cells --------------------------------------------------------------------------------
   ElementMesh elements =
-      build_box_elements_reporting(spec, report, &generated.on_boundary, &generated.n_jitter_reduced);
+      build_box_elements_reporting(spec, progress, &generated.on_boundary, &generated.n_jitter_reduced);
   generated.n_tetrahedra = elements.n_tetrahedra();
   generated.n_prisms = elements.n_prisms();
 
   // ---- median-dual metrics ------------------------------------------------------------------------------
-  report("dual metrics", 0.2);
+  report_stage(progress, "dual metrics", 0.2);
   generated.mesh = build_median_dual(elements);
   elements = ElementMesh{};
 
   // ---- ordering -----------------------------------------------------------------------------------------
-  report("ordering", 0.8);
-  if (spec.order != "natural") {
-    const std::vector<node_index> new_id_of_old =
-        spec.order == "rcm" ? reverse_cuthill_mckee(generated.mesh)
-                            : random_permutation(generated.mesh.n_nodes, splitmix64(spec.seed ^ 0x5EEDu));
-    renumber_nodes(generated.mesh, nullptr, new_id_of_old);
-    std::vector<std::uint8_t> on_boundary(generated.on_boundary.size());
-    for (std::size_t i = 0; i < on_boundary.size(); ++i) on_boundary[new_id_of_old[i]] = generated.on_boundary[i];
-    generated.on_boundary.swap(on_boundary);
-  }
+  report_stage(progress, "ordering", 0.8);
+  reorder_nodes(generated.mesh, nullptr, &generated.on_boundary, spec.order, splitmix64(spec.seed ^ 0x5EEDu));
 
   // ---- state --------------------------------------------------------------------------------------------
-  report("state", 0.95);
+  report_stage(progress, "state", 0.95);
   generated.state = disturbed_freestream_state(generated.mesh.coords);
-  report("done", 1.0);
+  report_stage(progress, "done", 1.0);
   return generated;
+}
+
+void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
+                          const std::string& source) {
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = generated.on_boundary;
+  extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
+  extras.order = to_string(spec.order);
+  extras.source = source;
+  write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras);
 }
 
 }  // namespace fluxjac

@@ -10,6 +10,7 @@
 
 #include "physics/gas.hpp"
 #include "util/atomic_output.hpp"
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 #include "util/memory.hpp"
@@ -91,21 +92,15 @@ void check_duplicate_edges(const std::string& file, const std::vector<node_index
   const auto key_of = [&](node_index low, node_index high) {
     return static_cast<std::uint64_t>(low) << 32 | static_cast<std::uint32_t>(high);
   };
-  const auto bucket_of = [&](std::size_t e) { return static_cast<std::size_t>(lower(e)) % n_buckets; };
-
-  std::vector<std::int64_t> bucket_start(n_buckets + 1, 0);
-  for (std::size_t e = 0; e < n_edges; ++e) ++bucket_start[bucket_of(e) + 1];
-  for (std::size_t bucket = 0; bucket < n_buckets; ++bucket) bucket_start[bucket + 1] += bucket_start[bucket];
-  std::vector<std::int64_t> next(bucket_start.begin(), bucket_start.end() - 1);
-  std::vector<std::uint64_t> keys(n_edges);
-  for (std::size_t e = 0; e < n_edges; ++e)
-    keys[static_cast<std::size_t>(next[bucket_of(e)]++)] = key_of(lower(e), higher(e));
-  next = {};
+  Buckets<std::uint64_t> keys = bucket_by_key<std::uint64_t>(static_cast<std::int64_t>(n_buckets), [&](auto&& add) {
+    for (std::size_t e = 0; e < n_edges; ++e)
+      add(static_cast<std::int64_t>(static_cast<std::size_t>(lower(e)) % n_buckets), key_of(lower(e), higher(e)));
+  });
 
   std::vector<std::uint64_t> repeated;  // keys of the node pairs that occur more than once
-  for (std::size_t bucket = 0; bucket < n_buckets; ++bucket) {
-    const auto first = keys.begin() + bucket_start[bucket];
-    const auto last = keys.begin() + bucket_start[bucket + 1];
+  for (std::int64_t bucket = 0; bucket < keys.n_keys(); ++bucket) {
+    const auto first = keys.begin(bucket);
+    const auto last = keys.end(bucket);
     std::sort(first, last);
     for (auto it = std::adjacent_find(first, last); it != last; it = std::adjacent_find(it + 1, last))
       if (repeated.empty() || repeated.back() != *it) repeated.push_back(*it);

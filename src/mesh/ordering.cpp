@@ -5,41 +5,36 @@
 #include <random>
 #include <utility>
 
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
 
 /// Symmetric node adjacency of an edge mesh (CSR).
 struct NodeAdjacency {
-  std::vector<edge_index> offsets;  ///< [n_nodes + 1]
-  std::vector<node_index> neighbours;
+  Buckets<node_index> neighbours;
 
-  std::int64_t degree(node_index node) const { return offsets[node + 1] - offsets[node]; }
+  std::int64_t degree(node_index node) const { return neighbours.start[node + 1] - neighbours.start[node]; }
 };
 
 NodeAdjacency build_adjacency(const EdgeMesh& mesh) {
-  NodeAdjacency adjacency;
-  adjacency.offsets.assign(static_cast<std::size_t>(mesh.n_nodes) + 1, 0);
-  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
-    ++adjacency.offsets[mesh.left(e) + 1];
-    ++adjacency.offsets[mesh.right(e) + 1];
-  }
-  for (std::int64_t i = 0; i < mesh.n_nodes; ++i) adjacency.offsets[i + 1] += adjacency.offsets[i];
-  adjacency.neighbours.resize(static_cast<std::size_t>(adjacency.offsets.back()));
-  std::vector<edge_index> cursor(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
-  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
-    adjacency.neighbours[cursor[mesh.left(e)]++] = mesh.right(e);
-    adjacency.neighbours[cursor[mesh.right(e)]++] = mesh.left(e);
-  }
-  return adjacency;
+  return {bucket_by_key<node_index>(mesh.n_nodes, [&](auto&& add) {
+    for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+      add(mesh.left(e), mesh.right(e));
+      add(mesh.right(e), mesh.left(e));
+    }
+  })};
 }
 
 /// Breadth-first level structures from a root, reusing one stamp array so no per-search clearing is needed.
 class LevelSearch {
  public:
   explicit LevelSearch(const NodeAdjacency& adjacency)
-      : adjacency_(adjacency), stamp_(adjacency.offsets.size() - 1, 0), queue_(adjacency.offsets.size() - 1) {}
+      : adjacency_(adjacency),
+        stamp_(static_cast<std::size_t>(adjacency.neighbours.n_keys()), 0),
+        queue_(static_cast<std::size_t>(adjacency.neighbours.n_keys())) {}
 
   /// Searches from root; returns the eccentricity (number of levels - 1). last_level() then holds the
   /// nodes of the deepest level.
@@ -55,8 +50,8 @@ class LevelSearch {
       last_level_begin_ = head;
       for (; head < level_end; ++head) {
         const node_index u = queue_[head];
-        for (edge_index k = adjacency_.offsets[u]; k < adjacency_.offsets[u + 1]; ++k) {
-          const node_index w = adjacency_.neighbours[k];
+        for (auto it = adjacency_.neighbours.begin(u); it != adjacency_.neighbours.end(u); ++it) {
+          const node_index w = *it;
           if (stamp_[w] != current_stamp_) {
             stamp_[w] = current_stamp_;
             queue_[tail++] = w;
@@ -102,7 +97,41 @@ node_index pseudo_peripheral_node(LevelSearch& levels, node_index start) {
   }
 }
 
+constexpr std::initializer_list<NodeOrdering> kNodeOrderings = {NodeOrdering::kNatural, NodeOrdering::kRandom,
+                                                                NodeOrdering::kRcm};
+
 }  // namespace
+
+const char* to_string(NodeOrdering ordering) {
+  switch (ordering) {
+    case NodeOrdering::kNatural:
+      return "natural";
+    case NodeOrdering::kRandom:
+      return "random";
+    case NodeOrdering::kRcm:
+      return "rcm";
+  }
+  return "?";
+}
+
+NodeOrdering parse_node_ordering(const std::string& text) { return parse_named(text, kNodeOrderings, "order"); }
+
+std::string node_ordering_names() { return name_list(kNodeOrderings); }
+
+void reorder_nodes(EdgeMesh& mesh, FlowState* state, std::vector<std::uint8_t>* node_flags, NodeOrdering ordering,
+                   std::uint64_t seed) {
+  if (node_flags && !node_flags->empty() && static_cast<std::int64_t>(node_flags->size()) != mesh.n_nodes)
+    fail(ExitCode::kRuntime, "renumbering: {} node flags for a mesh of {} nodes", node_flags->size(), mesh.n_nodes);
+  if (ordering == NodeOrdering::kNatural) return;
+  const std::vector<node_index> new_id_of_old =
+      ordering == NodeOrdering::kRcm ? reverse_cuthill_mckee(mesh) : random_permutation(mesh.n_nodes, seed);
+  renumber_nodes(mesh, state, new_id_of_old);
+  if (node_flags && !node_flags->empty()) {
+    std::vector<std::uint8_t> moved(node_flags->size());
+    for (std::size_t i = 0; i < moved.size(); ++i) moved[new_id_of_old[i]] = (*node_flags)[i];
+    node_flags->swap(moved);
+  }
+}
 
 std::vector<node_index> reverse_cuthill_mckee(const EdgeMesh& mesh) {
   const std::int64_t n_nodes = mesh.n_nodes;
@@ -123,8 +152,8 @@ std::vector<node_index> reverse_cuthill_mckee(const EdgeMesh& mesh) {
     for (; head < order.size(); ++head) {
       const node_index u = order[head];
       candidates.clear();
-      for (edge_index k = adjacency.offsets[u]; k < adjacency.offsets[u + 1]; ++k) {
-        const node_index w = adjacency.neighbours[k];
+      for (auto it = adjacency.neighbours.begin(u); it != adjacency.neighbours.end(u); ++it) {
+        const node_index w = *it;
         if (!numbered[w]) {
           numbered[w] = 1;
           candidates.push_back(w);
@@ -195,18 +224,14 @@ void renumber_nodes(EdgeMesh& mesh, FlowState* state, const std::vector<node_ind
     left[e] = std::min(l, r);
     right[e] = std::max(l, r);
   }
-  std::vector<edge_index> row_start(static_cast<std::size_t>(n_nodes) + 1, 0);
-  for (edge_index e = 0; e < n_edges; ++e) ++row_start[left[e] + 1];
-  for (std::int64_t i = 0; i < n_nodes; ++i) row_start[i + 1] += row_start[i];
-  std::vector<edge_index> old_edge_of_new(static_cast<std::size_t>(n_edges));
-  {
-    std::vector<edge_index> cursor(row_start.begin(), row_start.end() - 1);
-    for (edge_index e = 0; e < n_edges; ++e) old_edge_of_new[cursor[left[e]]++] = e;
-  }
+  Buckets<edge_index> rows = bucket_by_key<edge_index>(n_nodes, [&](auto&& add) {
+    for (edge_index e = 0; e < n_edges; ++e) add(left[e], e);
+  });
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t node = 0; node < n_nodes; ++node)
-    std::sort(old_edge_of_new.begin() + row_start[node], old_edge_of_new.begin() + row_start[node + 1],
+    std::sort(rows.begin(node), rows.end(node),
               [&](edge_index x, edge_index y) { return right[x] != right[y] ? right[x] < right[y] : x < y; });
+  const std::vector<edge_index>& old_edge_of_new = rows.values;
 
   std::vector<node_index> edges(mesh.edges.size());
   std::vector<double> normals(mesh.normals.size()), areas(mesh.areas.size());

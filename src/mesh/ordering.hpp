@@ -6,12 +6,28 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
 #include "types.hpp"
 
 namespace fluxjac {
+
+/// The node orderings `fluxjac mesh gen`, `fluxjac mesh dual` and the benchmark's mesh specs offer.
+enum class NodeOrdering { kNatural, kRandom, kRcm };
+
+/// \brief "natural", "random" or "rcm".
+const char* to_string(NodeOrdering ordering);
+/// \brief The ordering named `text`; Error(kUsage) "unknown order 'TEXT': use natural, random or rcm" otherwise.
+NodeOrdering parse_node_ordering(const std::string& text);
+/// \brief "natural, random or rcm", for help texts.
+std::string node_ordering_names();
+
+/// \brief Renumbers a mesh into an ordering (natural keeps it as it is) with renumber_nodes; the state and the
+/// per-node flags, when given, move with their nodes. `seed` chooses the random permutation.
+void reorder_nodes(EdgeMesh& mesh, FlowState* state, std::vector<std::uint8_t>* node_flags, NodeOrdering ordering,
+                   std::uint64_t seed);
 
 /// \brief Reverse Cuthill-McKee ordering (new_id_of_old). Each connected component starts from a
 /// pseudo-peripheral node (George-Liu), neighbours join the breadth-first order by increasing degree

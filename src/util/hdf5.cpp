@@ -327,18 +327,18 @@ void require_readable(const File& file, const DatasetInfo& info, double memory_b
   const double declared = static_cast<double>(count) * static_cast<double>(info.type.size);
   const double stored = static_cast<double>(H5Dget_storage_size(dataset.id()));
   const std::string declares = fmt::format("{}: {}: declares {} values of {} ({})", info.file, info.path,
-                                           shape_text(info.shape), info.type.name(), byte_size_text(declared));
+                                           shape_text(info.shape), info.type.name(), format_bytes(declared));
   const H5D_layout_t layout = H5Pget_layout(creation.id());
   if (layout == H5D_CONTIGUOUS) {
     if (stored < declared)
       fail(ExitCode::kInvalidInput, "{}, but the file stores {} of them (never written, or the file is damaged)",
-           declares, byte_size_text(stored));
+           declares, format_bytes(stored));
     hsize_t file_size = 0;
     const haddr_t offset = H5Dget_offset(dataset.id());
     if (H5Fget_filesize(file.id(), &file_size) >= 0 && offset != HADDR_UNDEF &&
         static_cast<double>(offset) + declared > static_cast<double>(file_size))
       fail(ExitCode::kInvalidInput, "{}, stored past the end of the {} file (truncated?)", declares,
-           byte_size_text(static_cast<double>(file_size)));
+           format_bytes(static_cast<double>(file_size)));
   } else if (layout == H5D_CHUNKED) {
     const int rank = static_cast<int>(info.shape.size());
     std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
@@ -367,7 +367,7 @@ void require_readable(const File& file, const DatasetInfo& info, double memory_b
     if (deflate_only && declared > kMaxDeflateRatio * stored)
       fail(ExitCode::kInvalidInput,
            "{} in {} of deflate-compressed chunks: more than deflate can expand (damaged file?)", declares,
-           byte_size_text(stored));
+           format_bytes(stored));
   }
   require_memory(memory_bytes, fmt::format("{}: {}: reading {} values", info.file, info.path, shape_text(info.shape)));
 }

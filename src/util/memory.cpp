@@ -99,35 +99,40 @@ std::optional<std::uint64_t> rlimit_room() {
 
 }  // namespace
 
-std::optional<std::uint64_t> available_memory() {
-  std::optional<std::uint64_t> room;
-  const auto take = [&](std::optional<std::uint64_t> value) {
-    if (value) room = room ? std::min(*room, *value) : *value;
+std::optional<AvailableMemory> available_memory() {
+  std::optional<AvailableMemory> room;
+  const auto take = [&](std::optional<std::uint64_t> bytes, const char* source) {
+    if (bytes && (!room || static_cast<std::int64_t>(*bytes) < room->bytes))
+      room = AvailableMemory{static_cast<std::int64_t>(std::min<std::uint64_t>(*bytes, kNoLimit)), source};
   };
-  if (const auto available = meminfo_bytes("MemAvailable")) take(*available + meminfo_bytes("SwapFree").value_or(0));
-  take(cgroup_room());
-  take(rlimit_room());
+  if (const auto available = meminfo_bytes("MemAvailable")) {
+    take(*available + meminfo_bytes("SwapFree").value_or(0), "MemAvailable in /proc/meminfo");
+  } else {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0)
+      take(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size), "free physical pages (sysconf)");
+  }
+  take(cgroup_room(), "the cgroup memory limit");
+  take(rlimit_room(), "ulimit -v / ulimit -d");
   return room;
 }
 
-std::string byte_size_text(double bytes) {
-  constexpr const char* kUnits[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+std::string format_bytes(double bytes) {
+  constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int unit = 0;
-  while (bytes >= 1000.0 && unit < 5) {
-    bytes /= 1000.0;
+  while (bytes >= 1024.0 && unit < 5) {
+    bytes /= 1024.0;
     ++unit;
   }
-  if (unit == 0) return fmt::format("{:.0f} bytes", bytes);
-  return fmt::format("{:.{}f} {}", bytes, bytes < 10.0 ? 2 : bytes < 100.0 ? 1 : 0, kUnits[unit]);
+  return unit == 0 ? fmt::format("{:.0f} bytes", bytes) : fmt::format("{:.1f} {}", bytes, kUnits[unit]);
 }
 
 void require_memory(double bytes, const std::string& purpose) {
-  const std::optional<std::uint64_t> available = available_memory();
-  if (!available || bytes <= static_cast<double>(*available)) return;
+  const std::optional<AvailableMemory> available = available_memory();
+  if (!available || bytes <= static_cast<double>(available->bytes)) return;
   fail(ExitCode::kRuntime,
-       "{} needs about {} of memory, but only {} is available (free memory and swap, cgroup and ulimit limits): use "
-       "a machine with more memory or a smaller mesh",
-       purpose, byte_size_text(bytes), byte_size_text(static_cast<double>(*available)));
+       "{} needs about {} of memory, but only {} is available ({}): use a machine with more memory or a smaller mesh",
+       purpose, format_bytes(bytes), format_bytes(static_cast<double>(available->bytes)), available->source);
 }
 
 }  // namespace fluxjac

@@ -8,16 +8,23 @@
 
 namespace fluxjac {
 
+/// Memory a new allocation can still get, and the limit that sets it (for messages).
+struct AvailableMemory {
+  std::int64_t bytes = 0;
+  std::string source;  ///< e.g. "MemAvailable in /proc/meminfo", "the cgroup memory limit", "ulimit -d"
+};
+
 /// \brief Bytes the process can still allocate: the least of the machine's available memory and swap
-/// (MemAvailable + SwapFree), the room left under a cgroup memory limit (containers, Slurm) and under the
-/// address-space and data limits (ulimit -v, ulimit -d); nullopt when none of them can be read.
-std::optional<std::uint64_t> available_memory();
+/// (MemAvailable + SwapFree, or sysconf's free pages where /proc/meminfo is missing), the room left under a cgroup
+/// memory limit (containers, Slurm) and under the address-space and data limits (ulimit -v, ulimit -d); nullopt
+/// when none of them can be read.
+std::optional<AvailableMemory> available_memory();
 
-/// \brief "3.20 GB", "14.0 kB": a byte count for messages (decimal units).
-std::string byte_size_text(double bytes);
+/// \brief Bytes for messages: "512.0 MiB", "12.3 GiB", "1.1 TiB".
+std::string format_bytes(double bytes);
 
-/// \brief Error(kRuntime) "PURPOSE needs about X of memory, but only Y is available ..." when bytes exceeds
-/// available_memory().
+/// \brief Error(kRuntime) "PURPOSE needs about X of memory, but only Y is available (SOURCE) ..." when bytes
+/// exceeds available_memory().
 void require_memory(double bytes, const std::string& purpose);
 
 }  // namespace fluxjac
