@@ -115,14 +115,14 @@ SweepPlan plan_sweep(const SweepConfig& config) {
     fail(ExitCode::kUsage, "--reference {}: validation needs mode full, and it is not among the modes asked for",
          config.reference);
   if (options.validate && !any_full)
-    plan.notes.push_back("validation needs mode full: the cases of the other modes are not validated");
+    plan.notes.push_back("validation needs mode full, which is not among the modes asked for: nothing is validated");
   const Tolerances defaults;
   if (!options.validate && (options.tolerances.adiag != defaults.adiag || options.tolerances.aoff != defaults.aoff))
     plan.notes.push_back("--adiag-tolerance and --aoff-tolerance have no effect with --no-validate");
   const bool tuned = strategies != std::vector{AssemblyStrategy::kAuto} || units_per_block != std::vector{0};
   if (tuned && !any_gpu)
-    plan.notes.push_back(fmt::format("--assembly and --edges-per-block tune GPU variants only: {} {} no effect",
-                                     fmt::join(variants, ", "), variants.size() == 1 ? "has" : "have"));
+    plan.notes.push_back(fmt::format("--assembly and --edges-per-block tune GPU variants only: no effect on {}",
+                                     fmt::join(variants, ", ")));
   if (all_asked) {
     std::vector<std::string> not_built;
     for (const VariantInfo& info : Registry::instance().list())
