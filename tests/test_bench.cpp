@@ -241,14 +241,14 @@ TEST(BenchSweep, AutoAssemblyBecomesEachVariantsStrategyAndRunsOnce) {
   for (const char* name : {"hd", "dn_10"})
     if (!variant_info(name).available) GTEST_SKIP() << "CUDA variants are not built (FLUXJAC_CUDA=OFF)";
   SweepConfig config;
-  config.variants = {"hd,dn_10"};
+  config.cases.variants = {"hd,dn_10"};
   config.meshes = {"tet:2:rcm"};
-  config.assemblies = {"auto", "edge", "node"};
+  config.cases.assemblies = {"auto", "edge", "node"};
   const SweepPlan plan = plan_sweep(config);
   // auto duplicates one of the explicit strategies for each variant, so each runs edge and node once.
   ASSERT_EQ(plan.cases.size(), 4u);
   for (const SweepCase& sweep_case : plan.cases) EXPECT_NE(sweep_case.timing.strategy, AssemblyStrategy::kAuto);
-  config.assemblies = {"auto"};
+  config.cases.assemblies = {"auto"};
   const SweepPlan automatic = plan_sweep(config);
   ASSERT_EQ(automatic.cases.size(), 2u);
   for (const SweepCase& sweep_case : automatic.cases)
@@ -262,11 +262,10 @@ TEST(BenchUsage, BadMeshesVariantsAndValuesAreUsageErrors) {
       {"bench --mesh mixed:ten:rcm", "n 'ten' is not a positive whole number"},
       {"bench --mesh mixed:10:sorted", "unknown order 'sorted'"},
       {"bench --mesh mixed:10", "expected kind:n:order[:seed]"},
-      {"bench --mesh no-such-mesh.h5", "no such file, and not a generator spec"},
       {"bench --variant reference", "no mesh"},
       {"bench --mesh tet:2:rcm --variant nosuch", "unknown variant 'nosuch'"},
-      {"bench --mesh tet:2:rcm --edges-per-block -4", "must be 0 (the default) or positive"},
-      {"bench --mesh tet:2:rcm --reps 0", "--reps must be at least 1"},
+      {"bench --mesh tet:2:rcm --edges-per-block -4", "--edges-per-block -4: edges per block"},
+      {"bench --mesh tet:2:rcm --reps 0", "--reps 0: timed repetitions must be between 1 and"},
       {"bench --mesh tet:2:rcm --json " + shell_quoted(folder.file("no/such/folder/r.json")), "does not exist"},
   };
   for (const auto& [args, message] : cases) {

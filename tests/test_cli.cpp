@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/device_probe.hpp"
 #include "test_support.hpp"
 #include "util/hdf5.hpp"
 #include "util/memory.hpp"
@@ -165,6 +166,23 @@ TEST_P(Help, ExitsZeroAndMentionsKeyOptions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, Help, ::testing::ValuesIn(help_cases()), CaseName());
+
+TEST(CliHelp, SubcommandsShowTheirOwnExamplesAndFlagsReadRight) {
+  // The top level's examples are about run, bench and compare: list and device inherited them.
+  for (const char* command : {"list", "device", "info", "compare"}) {
+    const CommandResult result = run_fluxjac(std::string(command) + " --help");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_FALSE(contains(result.output, "fluxjac compare base.json")) << command << " --help:\n" << result.output;
+  }
+  for (const char* command : {"run", "bench"}) {
+    const CommandResult result = run_fluxjac(std::string(command) + " --help");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    // "--no-validate{false}" reads as "off by default"; the default is in the text.
+    EXPECT_FALSE(contains(result.output, "{false}")) << result.output;
+    expect_all(result.output, {"--validate", "--no-validate", "on unless --no-validate", "--threads", "Examples:"});
+  }
+  EXPECT_TRUE(std::regex_search(run_fluxjac("run --help").output, std::regex(R"(-o,\s*--output)")));
+}
 
 TEST(CliList, ShowsEveryRegisteredVariant) {
   const CommandResult result = run_fluxjac("list");
@@ -368,6 +386,89 @@ TEST(CliConfig, FileSetsOptionsAndTheCommandLineOverridesThem) {
   EXPECT_EQ(reps_column("--reps 2"), "2") << "--reps on the command line overrides the config file";
 }
 
+TEST(CliConfig, FlagKeysMeanWhatTheirNamesSay) {
+  const TempDir folder;
+  const std::string config = folder.file("flags.toml"), csv = folder.file("runs.csv");
+  for (const char* command : {"run", "bench"})
+    for (const auto& [line, validated] : std::vector<std::pair<std::string, bool>>{{"no-validate = true", false},
+                                                                                   {"no-validate = false", true},
+                                                                                   {"validate = false", false},
+                                                                                   {"validate = true", true},
+                                                                                   {"no_validate = true", false}}) {
+      std::ofstream(config) << fmt::format("mesh = \"{}\"\nvariant = \"reference\"\nreps = 1\nwarmup = 0\n{}\n",
+                                           small_mesh(), line);
+      const CommandResult result =
+          run_fluxjac(fmt::format("{} -q --config {} --csv {}", command, quoted(config), quoted(csv)));
+      ASSERT_EQ(result.exit_code, 0) << command << " " << line << "\n" << result.output;
+      EXPECT_EQ(column(first_csv_row(csv), "validation"), validated ? "PASS" : "n/a") << command << ": " << line;
+    }
+}
+
+struct MalformedConfigCase {
+  std::string name, text;
+  int line;
+  std::string fragment;
+};
+
+void PrintTo(const MalformedConfigCase& bad, std::ostream* out) { *out << bad.name; }
+
+std::vector<MalformedConfigCase> malformed_config_cases() {
+  return {
+      {"unterminated_string", "json = \"out.json\n", 4, "unterminated string"},
+      {"bare_word", "json = out.json\n", 4, "'out.json' is not a value"},
+      {"no_equals", "json \"out.json\"\n", 4, "expected '='"},
+      {"no_value", "reps =\n", 4, "has no value"},
+      {"text_after_value", "reps = 1 2\n", 4, "after the value"},
+      {"table", "[run]\nreps = 1\n", 4, "tables"},
+      {"duplicate_key", "mesh = \"other.h5\"\n", 4, "set twice (first on line 1)"},
+      {"same_option_twice", "variants = [\"reference\"]\n", 4, "sets the same option as 'variant' on line 2"},
+      {"unterminated_array", "modes = [\"full\",\n\n", 4, "unterminated array"},
+      {"list_for_one_value", "warmup = [0, 1]\n", 4, "takes one value"},
+      {"flag_not_boolean", "validate = 1\n", 4, "give true or false"},
+      {"unknown_key", "# comment\n\nrepetitions = 3\n", 6, "unknown key 'repetitions'"},
+      {"bad_escape", "json = \"out\\q.json\"\n", 4, "unsupported escape"},
+  };
+}
+
+class MalformedConfig : public ::testing::TestWithParam<MalformedConfigCase> {};
+
+TEST_P(MalformedConfig, IsRefusedWithItsLineAndNothingIsWritten) {
+  const TempDir folder;
+  const std::string config = folder.file("run.toml"), csv = folder.file("runs.csv");
+  // Line 3 is a valid output: a parser that let the bad line through would write it.
+  std::ofstream(config) << fmt::format("mesh = \"{}\"\nvariant = \"reference\"\ncsv = \"{}\"\n{}", small_mesh(), csv,
+                                       GetParam().text);
+  const CommandResult result = run_fluxjac(fmt::format("run -q --warmup 0 --reps 1 --config {}", quoted(config)));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_EQ(result.output.rfind(fmt::format("fluxjac: error: {}:{}: ", config, GetParam().line), 0), 0u)
+      << result.output;
+  EXPECT_TRUE(contains(result.output, GetParam().fragment)) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "not one line:\n" << result.output;
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(folder.path()))
+    if (entry.path().filename() != "run.toml") left.push_back(entry.path().filename().string());
+  EXPECT_TRUE(left.empty()) << "written: " << left.front();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, MalformedConfig, ::testing::ValuesIn(malformed_config_cases()), CaseName());
+
+TEST(CliConfig, EveryShippedConfigIsRead) {
+  // --dry-run reads the config and plans the cases without running them.
+  const TempDir folder;
+  for (const char* name : {"bench-ci", "paper", "orderings", "scaling"}) {
+    const CommandResult result = run_fluxjac(fmt::format(
+        "bench --dry-run --variant reference --config {} --cache {}",
+        quoted(std::string(FLUXJAC_SOURCE_DIR) + "/configs/" + name + ".toml"), quoted(folder.file("cache"))));
+    EXPECT_EQ(result.exit_code, 0) << name << "\n" << result.output;
+  }
+  for (const char* name : {"default", "ci"}) {
+    const std::string path = std::string(FLUXJAC_SOURCE_DIR) + "/configs/" + name + ".toml";
+    const CommandResult result = run_fluxjac(
+        fmt::format("run -q --config {} --mesh {} --reps 1 --warmup 0", quoted(path), quoted(small_mesh())));
+    EXPECT_EQ(result.exit_code, 0) << name << "\n" << result.output;
+  }
+}
+
 // ---- invalid input (DESIGN.md 3.1): exit 2, one line naming file, dataset and index, no output file -----------
 
 /// The files a bad-input case passes to `fluxjac run`, and the one its message must name.
@@ -509,7 +610,7 @@ std::vector<UsageCase> usage_cases() {
   return {
       {"unknown_variant", "--variant no_such_variant", lists_every_variant},
       {"zero_reps", "--reps 0", {"fluxjac: error:", "--reps"}},
-      {"output_with_two_variants", "--variant reference,hd", {"fluxjac: error:", "--output"}},
+      {"output_with_two_cases", "--mode full,compute-only", {"fluxjac: error:", "--output writes one Jacobian"}},
       {"unknown_option", "--no-such-option", {"--no-such-option"}},
   };
 }
@@ -526,6 +627,194 @@ TEST_P(Usage, ExitsThree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, Usage, ::testing::ValuesIn(usage_cases()), CaseName());
+
+// ---- case options: run and bench check them the same way --------------------------------------------------------
+
+/// \brief `fluxjac COMMAND` as a quick run of the reference on the small mesh writing a CSV, with `extra`
+/// arguments (one repetition and no warm-up unless extra sets them: an option given twice is an error).
+std::string quick_case_args(const std::string& command, const std::string& csv, const std::string& extra) {
+  return fmt::format("{} -q --mesh {} --variant reference --csv {}{}{} {}", command, quoted(small_mesh()), quoted(csv),
+                     contains(extra, "--warmup") ? "" : " --warmup 0", contains(extra, "--reps") ? "" : " --reps 1",
+                     extra);
+}
+
+struct BadOptionCase {
+  std::string name, args;
+  std::vector<std::string> fragments;
+};
+
+void PrintTo(const BadOptionCase& bad, std::ostream* out) { *out << bad.args; }
+
+std::vector<BadOptionCase> bad_option_cases() {
+  return {
+      // 2 + reps overflowed int: nothing ran and an empty result validated.
+      {"reps_overflow", "--warmup 2 --reps 2147483647", {"--reps 2147483647", "1000000"}},
+      {"reps_zero", "--reps 0", {"--reps 0"}},
+      {"warmup_overflow", "--warmup 2147483647", {"--warmup 2147483647", "1000"}},
+      {"warmup_negative", "--warmup -1", {"--warmup -1"}},
+      {"edges_per_block_negative", "--edges-per-block -5", {"--edges-per-block -5"}},
+      {"edges_per_block_huge", "--edges-per-block 100000", {"--edges-per-block 100000"}},
+      {"threads_negative", "--threads -2", {"--threads -2"}},
+      {"adiag_tolerance_nan", "--adiag-tolerance nan", {"--adiag-tolerance nan", "finite"}},
+      {"adiag_tolerance_inf", "--adiag-tolerance inf", {"--adiag-tolerance inf", "finite"}},
+      {"aoff_tolerance_nan", "--aoff-tolerance nan", {"--aoff-tolerance nan", "finite"}},
+      {"aoff_tolerance_negative", "--aoff-tolerance -1e-6", {"--aoff-tolerance -1e-06"}},
+      {"no_mode", "--mode ''", {"fluxjac: error:"}},
+  };
+}
+
+class BadCaseOption : public ::testing::TestWithParam<std::tuple<std::string, BadOptionCase>> {};
+
+TEST_P(BadCaseOption, IsRefusedByRunAndBenchAlikeAndNothingIsWritten) {
+  const auto& [command, bad] = GetParam();
+  const TempDir folder;
+  const std::string csv = folder.file("runs.csv");
+  const CommandResult result = run_fluxjac(quick_case_args(command, csv, bad.args));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "not one line:\n" << result.output;
+  expect_all(result.output, bad.fragments);
+  expect_no_output(folder, "runs.csv");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadCaseOption,
+                         ::testing::Combine(::testing::Values("run", "bench"), ::testing::ValuesIn(bad_option_cases())),
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
+
+TEST(CliOptions, NonFiniteNumbersAreRefusedInEveryCommand) {
+  const std::string sample = quoted(std::string(FLUXJAC_TEST_DATA_DIR) + "/sample-bench.json");
+  const TempDir folder;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // A NaN tolerance made every slowdown comparison false: no regression, ever.
+      {"compare " + sample + " " + sample + " --time-tolerance nan", "--time-tolerance"},
+      {"compare " + sample + " " + sample + " --time-tolerance inf", "--time-tolerance"},
+      {"compare " + sample + " " + sample + " --time-tolerance -0.1", "--time-tolerance"},
+      {"mesh gen -q --kind tet --n 2 --jitter nan -o " + quoted(folder.file("box.h5")), "jitter"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const CommandResult result = run_fluxjac(args);
+    EXPECT_EQ(result.exit_code, 3) << args << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << args << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, fragment)) << args << "\n" << result.output;
+  }
+  expect_no_output(folder, "box.h5");
+}
+
+TEST(CliOptions, ParserErrorsAreOneFluxjacErrorLine) {
+  for (const char* args : {"run --no-such-option", "run --reps many", "bench --mode fast", "mesh gen --kind tet",
+                           "compare only-one.json", "no-such-command"}) {
+    const CommandResult result = run_fluxjac(args);
+    EXPECT_EQ(result.exit_code, 3) << args << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << args << "\n" << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << args << "\n" << result.output;
+  }
+  EXPECT_TRUE(contains(run_fluxjac("run --reps many").output, "see 'fluxjac run --help'"));
+}
+
+TEST(CliOptions, AMissingMeshIsInvalidInputInRunAndBench) {
+  const TempDir folder;
+  const std::string absent = folder.file("absent.h5");
+  for (const char* command : {"run", "bench"}) {
+    const CommandResult result = run_fluxjac(fmt::format("{} -q --mesh {}", command, quoted(absent)));
+    EXPECT_EQ(result.exit_code, 2) << command << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("fluxjac: error: " + absent + ": file not found", 0), 0u) << result.output;
+  }
+}
+
+TEST(CliOptions, ContradictionsAreRefusedBeforeAnyWork) {
+  const TempDir folder;
+  const std::string stored = folder.file("J.h5"), csv = folder.file("runs.csv");
+  ASSERT_EQ(quick_run("--output " + quoted(stored)).exit_code, 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--no-validate --reference " + quoted(stored), "--no-validate"},
+      {"--mode compute-only --reference " + quoted(stored), "mode full"},
+      {"--variant reference --mode compute-only --output " + quoted(folder.file("J2.h5")), "--output"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const CommandResult result = run_fluxjac(
+        fmt::format("run --warmup 0 --reps 1 --mesh {} --csv {} {}", quoted(small_mesh()), quoted(csv), args));
+    EXPECT_EQ(result.exit_code, 3) << args << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << args << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, fragment)) << args << "\n" << result.output;
+    expect_no_output(folder, "runs.csv");
+    expect_no_output(folder, "J2.h5");
+  }
+}
+
+TEST(CliOptions, OptionsWithoutEffectAreNoted) {
+  const CommandResult tuned = quick_run("--variant reference --assembly node --edges-per-block 32");
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.output;
+  expect_all(tuned.output, {"fluxjac: note: --assembly and --edges-per-block tune GPU variants only", "PASS"});
+  const CommandResult unvalidated = quick_run("--no-validate --aoff-tolerance 1e-3");
+  EXPECT_EQ(unvalidated.exit_code, 0) << unvalidated.output;
+  expect_all(unvalidated.output, {"fluxjac: note: --adiag-tolerance and --aoff-tolerance have no effect"});
+}
+
+TEST(CliRun, StoredReferenceOfAnotherMeshIsRefusedBeforeRunning) {
+  const TempDir folder;
+  const std::string other_mesh = folder.file("tet-2.h5"), stored = folder.file("J-tet-2.h5");
+  generate_mesh(other_mesh, "tet", 2, "natural");
+  ASSERT_EQ(
+      run_fluxjac(fmt::format("{} --mesh {} --output {}", kQuickRun, quoted(other_mesh), quoted(stored))).exit_code, 0);
+  const std::string csv = folder.file("runs.csv");
+  const CommandResult result = run_fluxjac(fmt::format("run --warmup 0 --reps 1 --mesh {} --reference {} --csv {}",
+                                                       quoted(small_mesh()), quoted(stored), quoted(csv)));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  expect_all(result.output, {"fluxjac: error: " + stored + ": a Jacobian of another mesh", "node counts differ"});
+  EXPECT_FALSE(contains(result.output, "[case")) << "a case ran before the check:\n" << result.output;
+  expect_no_output(folder, "runs.csv");
+}
+
+TEST(CliRun, ThreadsOptionSetsTheReferenceThreads) {
+  const CommandResult result = run_fluxjac(
+      fmt::format("run --warmup 0 --reps 1 --threads 1 --mesh {} --variant reference", quoted(small_mesh())));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  expect_all(result.output, {"CPU reference: 1 thread ", "PASS"});
+}
+
+// ---- variants this machine cannot run --------------------------------------------------------------------------
+
+TEST(CliUsage, VariantNotBuiltIsRefusedBeforeAnyWork) {
+  if (built_with_cuda()) GTEST_SKIP() << "this fluxjac was built with CUDA: every variant is available";
+  const TempDir folder;
+  const std::string csv = folder.file("runs.csv");
+  const CommandResult result = run_fluxjac(fmt::format(
+      "run --warmup 0 --reps 1 --mesh {} --variant reference,dn_10 --csv {}", quoted(small_mesh()), quoted(csv)));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << "work before the refusal:\n" << result.output;
+  expect_all(result.output, {"dn_10", "CUDA"});
+  expect_no_output(folder, "runs.csv");
+}
+
+TEST(CliRun, AllInACpuOnlyBuildSaysItMeansTheReference) {
+  if (built_with_cuda()) GTEST_SKIP() << "this fluxjac was built with CUDA";
+  const CommandResult result = quick_run("--variant all");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  expect_all(result.output, {"fluxjac: note: 'all' means the variants this build can run: reference", "PASS"});
+}
+
+TEST(CliRun, WithoutAGpuAllSkipsTheGpuVariantsAndANamedOneIsRefused) {
+  if (!built_with_cuda()) GTEST_SKIP() << "needs a CUDA build (the CPU-only build has no GPU variants)";
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  const TempDir folder;
+  const std::string json = folder.file("all.json");
+  const CommandResult all = quick_run("--variant all --json " + quoted(json));
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  expect_all(all.output, {"reference", "PASS", "skipped: no GPU found"});
+  EXPECT_TRUE(contains(read_text(json), "\"status\": \"skipped\"")) << read_text(json);
+
+  const std::string csv = folder.file("hd.csv");
+  const CommandResult named = run_fluxjac(fmt::format(
+      "run --warmup 0 --reps 1 --mesh {} --variant reference,hd --csv {}", quoted(small_mesh()), quoted(csv)));
+  EXPECT_EQ(named.exit_code, 3) << named.output;
+  EXPECT_EQ(named.output.rfind("fluxjac: error: variant 'hd' needs a GPU: no GPU found", 0), 0u) << named.output;
+  expect_no_output(folder, "hd.csv");
+
+  const CommandResult bench =
+      run_fluxjac(fmt::format("bench -q --warmup 0 --reps 1 --mesh {} --variant hd", quoted(small_mesh())));
+  EXPECT_EQ(bench.exit_code, 0) << bench.output;
+  expect_all(bench.output, {"skipped: no GPU found", "1 case: 0 ran, 1 skipped, 0 failed"});
+}
 
 TEST(CliUsage, VariantNotBuiltSaysSoAndExitsThree) {
   if (built_with_cuda()) GTEST_SKIP() << "this fluxjac was built with CUDA: every variant is available";

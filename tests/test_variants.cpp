@@ -198,6 +198,24 @@ TEST(Validation, IdenticalPasses_PerturbedFails_PatternMismatchFails) {
   EXPECT_NE(mismatch.pattern_message.find("col_idx[0]"), std::string::npos);
 }
 
+TEST(Validation, AResultThatDoesNotCoverTheReferenceFails) {
+  const auto [generated, pattern, reference] = test::assemble_generated("tet", 2);
+  // Nothing assembled (e.g. a timing loop that ran no repetition): the error loops see no values at all.
+  const Comparison empty = compare_jacobians(pattern, Jacobian{}, pattern, reference);
+  EXPECT_FALSE(empty.passed);
+  EXPECT_NE(empty.pattern_message.find("the result has 0 Adiag values"), std::string::npos) << empty.pattern_message;
+
+  Jacobian short_adiag = reference;
+  short_adiag.adiag.resize(short_adiag.adiag.size() / 2);
+  EXPECT_FALSE(compare_jacobians(pattern, short_adiag, pattern, reference).passed);
+  Jacobian short_aoff = reference;
+  short_aoff.aoff.pop_back();
+  EXPECT_FALSE(compare_jacobians(pattern, short_aoff, pattern, reference).passed);
+  // A short reference does not cover the result either.
+  EXPECT_FALSE(compare_jacobians(pattern, reference, pattern, short_aoff).passed);
+  EXPECT_TRUE(compare_jacobians(pattern, reference, pattern, reference).passed);
+}
+
 TEST(Assembly, ReferenceIsIndependentOfThreadCountAndDeterministic) {
   const auto [generated, pattern, first] = test::assemble_generated("mixed", 4);
   Jacobian second;

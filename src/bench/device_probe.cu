@@ -1,6 +1,7 @@
 #include "bench/device_probe.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "gpu/cuda_check.hpp"
@@ -85,10 +86,18 @@ DeviceCeilings measure() {
 
 }  // namespace
 
-bool gpu_available() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+std::string gpu_unavailable_reason() {
+  static const std::string reason = [] {
+    int count = 0;
+    // Not FLUXJAC_CUDA_CHECK: its message names this source file; a missing GPU is the user's machine, not a bug.
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) return std::string("no GPU found (") + cudaGetErrorString(status) + ")";
+    return count > 0 ? std::string() : std::string("no GPU found (no CUDA device)");
+  }();
+  return reason;
 }
+
+bool gpu_available() { return gpu_unavailable_reason().empty(); }
 
 std::optional<DeviceCeilings> probe_device() {
   static std::optional<DeviceCeilings> cached;

@@ -20,6 +20,10 @@ struct DeviceCeilings {
   double fp64_gflops = 0.0;         ///< FP64 FMA rate, 2 flops per FMA, / 1e9
 };
 
+/// \brief Why no GPU variant can run in this process, in words a user can act on (CUDA's own error text, no
+/// source paths); empty when a CUDA device is usable. Asked once, then cached.
+std::string gpu_unavailable_reason();
+
 /// \brief Whether a CUDA device is usable (false in CPU-only builds or without a GPU).
 bool gpu_available();
 

@@ -3,6 +3,7 @@
 #include "bench/device_probe.hpp"
 
 namespace fluxjac {
+std::string gpu_unavailable_reason() { return "this fluxjac was built without CUDA"; }
 bool gpu_available() { return false; }
 std::optional<DeviceCeilings> probe_device() { return std::nullopt; }
 }  // namespace fluxjac

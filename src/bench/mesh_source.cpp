@@ -95,8 +95,11 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
     source.order = to_string(source.spec->order);
     return source;
   }
-  if (!std::filesystem::is_regular_file(text))
-    fail(ExitCode::kUsage, "mesh '{}': no such file, and not a generator spec ({})", text, kSpecForm);
+  // A missing input file is invalid input (exit 2) in every subcommand, as when read_edge_mesh finds none.
+  if (!std::filesystem::exists(text))
+    fail(ExitCode::kInvalidInput, "{}: file not found (nor a generator spec kind:n:order[:seed] such as mixed:20:rcm)",
+         text);
+  if (!std::filesystem::is_regular_file(text)) fail(ExitCode::kInvalidInput, "{}: not a file", text);
   source.file = text;
   return source;
 }

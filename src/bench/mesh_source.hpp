@@ -33,7 +33,7 @@ bool looks_like_mesh_spec(const std::string& text);
 BoxMeshSpec parse_mesh_spec(const std::string& text);
 
 /// \brief A mesh argument: a generator spec (its cache file under cache_dir) or a file, which must exist
-/// (Error(kUsage) otherwise). Nothing is generated yet.
+/// (Error(kInvalidInput) otherwise). Nothing is generated yet.
 MeshSource resolve_mesh_source(const std::string& text, const std::string& cache_dir);
 
 /// \brief Generates a spec's mesh into its cache file unless the file is already there; files are left

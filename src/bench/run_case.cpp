@@ -67,6 +67,7 @@ ReferenceJacobian read_reference(const std::string& path, const Note& note) {
 }
 
 ReferenceJacobian compute_reference(const PreparedMesh& mesh, const Note& note) {
+  say(note, fmt::format("reference: computing the CPU multivariate dual on {} edges ...", mesh.summary.n_edges));
   const auto start = std::chrono::steady_clock::now();
   ReferenceJacobian reference{mesh.pattern, {}, "CPU multivariate dual"};
   assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian);
@@ -103,6 +104,10 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
                    const std::optional<DeviceCeilings>& device, Jacobian* result) {
   RunRecord record = case_record(mesh, request);
   const TimingSamples samples = variant.run(request.timing);
+  // Statistics of fewer samples than asked would describe runs that did not happen.
+  if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
+    fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
+         samples.assembly_ms.size(), request.timing.reps);
   record.assembly_ms = Stats::of(samples.assembly_ms);
   record.zero_ms = Stats::of(samples.zero_ms);
   record.resources = variant.resources();

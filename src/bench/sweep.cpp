@@ -5,7 +5,9 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "reference/reference.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -17,6 +19,18 @@ const VariantInfo& variant_info(const std::string& name) {
     if (info.name == name) return info;
   Registry::instance().create(name);  // throws the registry's message naming the known variants
   fail(ExitCode::kUsage, "unknown variant '{}'", name);
+}
+
+/// The names of a comma-separated list ("hd,dn_10"), empty items dropped, as Registry::resolve reads them.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) names.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
 }
 
 template <class T>
@@ -50,53 +64,105 @@ void say(const Note& note, const std::string& line) {
 }  // namespace
 
 SweepPlan plan_sweep(const SweepConfig& config) {
+  const CaseOptions& options = config.cases;
+  check_case_options(options);
   if (config.meshes.empty())
     fail(ExitCode::kUsage,
          "no mesh: give --mesh FILE.h5 or a generator spec such as mixed:20:rcm (or 'mesh' in "
          "the --config file)");
-  if (config.reps < 1) fail(ExitCode::kUsage, "--reps must be at least 1");
-  if (config.warmup < 0) fail(ExitCode::kUsage, "--warmup must not be negative");
-
-  const std::vector<std::string> variants = Registry::instance().resolve(config.variants);
-  for (const std::string& name : variants)
-    if (!variant_info(name).available) Registry::instance().create(name);  // throws: how to get a CUDA build
-  std::vector<AssemblyMode> modes;
-  for (const std::string& mode : config.modes) add_unique(modes, parse_assembly_mode(mode));
-  std::vector<AssemblyStrategy> strategies;
-  for (const std::string& assembly : config.assemblies) add_unique(strategies, parse_assembly_strategy(assembly));
-  std::vector<int> units_per_block;
-  for (int units : config.edges_per_block) {
-    if (units < 0) fail(ExitCode::kUsage, "--edges-per-block {}: must be 0 (the default) or positive", units);
-    add_unique(units_per_block, units);
-  }
-  if (modes.empty() || strategies.empty() || units_per_block.empty())
-    fail(ExitCode::kUsage, "--mode, --assembly and --edges-per-block each need at least one value");
-
-  SweepPlan plan;
-  const std::string cache = config.cache_dir.empty() ? default_mesh_cache() : config.cache_dir;
   std::vector<std::string> mesh_names;
   for (const std::string& mesh : config.meshes) add_unique(mesh_names, mesh);
-  for (const std::string& mesh : mesh_names) plan.meshes.push_back(resolve_mesh_source(mesh, cache));
+  if ((!config.state.empty() || !config.reference.empty()) && mesh_names.size() != 1)
+    fail(ExitCode::kUsage, "--state and --reference belong to one mesh, and {} are given", mesh_names.size());
 
+  // ---- variants: named ones must be able to run; "all" is what this build and machine can run ----------------
+  const std::vector<std::string> variants = Registry::instance().resolve(options.variants);
+  std::vector<std::string> named_items;
+  bool all_asked = false;
+  for (const std::string& item : options.variants)
+    for (const std::string& name : split_list(item)) {
+      if (name == "all")
+        all_asked = true;
+      else
+        named_items.push_back(name);
+    }
+  const std::vector<std::string> named =
+      named_items.empty() ? std::vector<std::string>{} : Registry::instance().resolve(named_items);
+  for (const std::string& name : named)
+    if (!variant_info(name).available) Registry::instance().create(name);  // throws: how to get a CUDA build
+  const auto is_gpu = [](const std::string& name) { return variant_info(name).backend == Backend::kCuda; };
+  const bool any_gpu = std::any_of(variants.begin(), variants.end(), is_gpu);
+  const std::string no_gpu = any_gpu ? gpu_unavailable_reason() : std::string();
+  for (const std::string& name : named)
+    if (is_gpu(name) && !no_gpu.empty() && config.named_cases_must_run)
+      fail(ExitCode::kUsage, "variant '{}' needs a GPU: {}; select CPU variants ('fluxjac list') or run on a GPU node",
+           name, no_gpu);
+
+  std::vector<AssemblyMode> modes;
+  for (const std::string& mode : options.modes) add_unique(modes, parse_assembly_mode(mode));
+  std::vector<AssemblyStrategy> strategies;
+  for (const std::string& assembly : options.assemblies) add_unique(strategies, parse_assembly_strategy(assembly));
+  std::vector<int> units_per_block;
+  for (int units : options.edges_per_block) add_unique(units_per_block, units);
+
+  // ---- options that contradict each other are refused; options without effect are noted ---------------------
+  SweepPlan plan;
+  const bool any_full = std::find(modes.begin(), modes.end(), AssemblyMode::kFull) != modes.end();
+  if (!config.reference.empty() && !options.validate)
+    fail(ExitCode::kUsage, "--reference {} with --no-validate: a stored reference serves only to validate; drop one",
+         config.reference);
+  if (!config.reference.empty() && !any_full)
+    fail(ExitCode::kUsage, "--reference {}: validation needs mode full, and it is not among the modes asked for",
+         config.reference);
+  if (options.validate && !any_full)
+    plan.notes.push_back("validation needs mode full, which is not among the modes asked for: nothing is validated");
+  const Tolerances defaults;
+  if (!options.validate && (options.tolerances.adiag != defaults.adiag || options.tolerances.aoff != defaults.aoff))
+    plan.notes.push_back("--adiag-tolerance and --aoff-tolerance have no effect with --no-validate");
+  const bool tuned = strategies != std::vector{AssemblyStrategy::kAuto} || units_per_block != std::vector{0};
+  if (tuned && !any_gpu)
+    plan.notes.push_back(fmt::format("--assembly and --edges-per-block tune GPU variants only: no effect on {}",
+                                     fmt::join(variants, ", ")));
+  if (all_asked) {
+    std::vector<std::string> not_built;
+    for (const VariantInfo& info : Registry::instance().list())
+      if (!info.available) not_built.push_back(info.name);
+    if (!not_built.empty())
+      plan.notes.push_back(
+          fmt::format("'all' means the variants this build can run: {} (built without CUDA, so not {})",
+                      fmt::join(variants, ", "), fmt::join(not_built, ", ")));
+    else if (!no_gpu.empty())
+      plan.notes.push_back(fmt::format("'all': the GPU variants are skipped here: {}", no_gpu));
+  }
+
+  // ---- the cases -------------------------------------------------------------------------------------------------
+  const std::string cache = config.cache_dir.empty() ? default_mesh_cache() : config.cache_dir;
+  for (const std::string& mesh : mesh_names) plan.meshes.push_back(resolve_mesh_source(mesh, cache));
   for (std::size_t m = 0; m < plan.meshes.size(); ++m)
     for (const std::string& variant : variants) {
-      const bool gpu = variant_info(variant).backend == Backend::kCuda;
+      const bool gpu = is_gpu(variant);
+      const bool is_named = std::find(named.begin(), named.end(), variant) != named.end();
       // CPU variants have no assembly strategy or block size: one case per mode.
       // `auto` becomes the variant's preferred strategy; a strategy asked for twice runs once.
       std::vector<AssemblyStrategy> variant_strategies;
-      for (AssemblyStrategy strategy : strategies) add_unique(variant_strategies, resolve_strategy(strategy, variant_info(variant)));
+      for (AssemblyStrategy strategy : strategies)
+        add_unique(variant_strategies, resolve_strategy(strategy, variant_info(variant)));
       if (!gpu) variant_strategies.resize(1);
       const std::vector<int> variant_units = gpu ? units_per_block : std::vector{0};
       for (AssemblyStrategy strategy : variant_strategies)
         for (int units : variant_units)
           for (AssemblyMode mode : modes) {
-            TimingOptions timing;
-            timing.warmup = config.warmup;
-            timing.reps = config.reps;
-            timing.mode = mode;
-            timing.edges_per_block = units;
-            timing.strategy = strategy;
-            plan.cases.push_back({m, variant, timing});
+            SweepCase sweep_case;
+            sweep_case.mesh = m;
+            sweep_case.variant = variant;
+            sweep_case.timing.warmup = options.warmup;
+            sweep_case.timing.reps = options.reps;
+            sweep_case.timing.mode = mode;
+            sweep_case.timing.edges_per_block = units;
+            sweep_case.timing.strategy = strategy;
+            sweep_case.named = is_named;
+            if (gpu) sweep_case.skip_reason = no_gpu;
+            plan.cases.push_back(std::move(sweep_case));
           }
     }
   return plan;
@@ -115,13 +181,21 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer) {
   SweepResult result;
-  const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [](const SweepCase& c) {
-    return variant_info(c.variant).backend == Backend::kCuda;
+  const auto runs = [](const SweepCase& c) { return c.skip_reason.empty(); };
+  const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
+    return runs(c) && variant_info(c.variant).backend == Backend::kCuda;
   });
   if (any_gpu) result.device = probe_device();
   if (result.device)
     say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)", result.device->name,
                                    result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
+  const int threads = set_cpu_threads(config.cases.threads);
+  const bool any_cpu_work =
+      config.cases.validate || std::any_of(plan.cases.begin(), plan.cases.end(), [](const SweepCase& c) {
+        return variant_info(c.variant).backend == Backend::kCpu;
+      });
+  if (any_cpu_work)
+    say(observer.note, fmt::format("CPU reference: {} thread{} (--threads)", threads, threads == 1 ? "" : "s"));
 
   std::optional<PreparedMesh> mesh;
   std::optional<ReferenceJacobian> reference;
@@ -138,37 +212,55 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       mesh.reset();
       const MeshSource& source = plan.meshes[sweep_case.mesh];
       ensure_mesh_file(source, observer.note);
-      mesh = prepare_mesh(source.name, source.file, "", source.order, observer.note);
+      mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note);
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
-        return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull;
+        return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull && runs(c);
       });
-      if (config.validate && any_full) reference = compute_reference(*mesh, observer.note);
+      if (config.cases.validate && any_full) {
+        if (config.reference.empty()) {
+          reference = compute_reference(*mesh, observer.note);
+        } else {
+          // Before any case runs: repetitions validated against another mesh's Jacobian would all be wasted.
+          reference = read_reference(config.reference, observer.note);
+          const std::string difference = pattern_difference(mesh->pattern, reference->pattern);
+          if (!difference.empty())
+            fail(ExitCode::kInvalidInput, "{}: a Jacobian of another mesh than {}: {} (mesh vs stored)",
+                 config.reference, source.name, difference);
+        }
+      }
       mesh_index = sweep_case.mesh;
       variant_name.clear();
     }
-    if (sweep_case.variant != variant_name) {
-      variant.reset();
-      setup_failure.reset();
-      variant_name = sweep_case.variant;
-      try {
-        variant = setup_variant(variant_name, *mesh);
-      } catch (const std::exception& error) {
-        setup_failure = classify(error);
-      }
-    }
-
     if (observer.case_started) observer.case_started(i, case_label(plan, sweep_case));
-    const CaseRequest request{sweep_case.variant, sweep_case.timing, reference ? &*reference : nullptr,
-                              config.tolerances};
+    CaseRequest request{sweep_case.variant, sweep_case.timing, reference ? &*reference : nullptr,
+                        config.cases.tolerances};
+    request.timing.progress = observer.repetition_done;
     RunRecord record;
-    if (setup_failure) {
-      record = unrun_record(*mesh, request, *setup_failure);
+    if (!sweep_case.skip_reason.empty()) {
+      record = unrun_record(*mesh, request, {CaseStatus::kSkipped, sweep_case.skip_reason});
     } else {
-      try {
-        record = run_case(*variant, *mesh, request, result.device);
-      } catch (const std::exception& error) {
-        record = unrun_record(*mesh, request, classify(error));
+      if (sweep_case.variant != variant_name) {
+        variant.reset();
+        setup_failure.reset();
+        variant_name = sweep_case.variant;
+        try {
+          variant = setup_variant(variant_name, *mesh);
+        } catch (const std::exception& error) {
+          setup_failure = classify(error);
+        }
       }
+      const bool keep = observer.assembled && sweep_case.timing.mode == AssemblyMode::kFull;
+      Jacobian assembled;
+      if (setup_failure) {
+        record = unrun_record(*mesh, request, *setup_failure);
+      } else {
+        try {
+          record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
+        } catch (const std::exception& error) {
+          record = unrun_record(*mesh, request, classify(error));
+        }
+      }
+      if (keep && record.status == CaseStatus::kOk) observer.assembled(sweep_case, *mesh, assembled);
     }
     if (observer.case_finished) observer.case_finished(record);
     result.records.push_back(std::move(record));

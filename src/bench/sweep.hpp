@@ -1,16 +1,18 @@
 // fluxjac — benchmark sweeps: variants x meshes x assembly strategies x edges per block x modes.
 //
-// `fluxjac bench` plans the cases up front (plan_sweep checks every name, spec and file before anything
-// runs), then runs them mesh by mesh: each mesh is generated or read once, the CPU reference is computed
-// once per mesh, each variant is set up once per mesh, and a case that cannot run is recorded with its
-// reason instead of ending the sweep.
+// `fluxjac bench` and `fluxjac run` (a sweep of one mesh) plan the cases up front (plan_sweep checks every
+// option, name, spec and file before anything runs), then run them mesh by mesh: each mesh is generated or read once,
+// the CPU reference is computed once per mesh, each variant is set up once per mesh, and a case that cannot run is
+// recorded with its reason instead of ending the sweep.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/case_options.hpp"
 #include "bench/device_probe.hpp"
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
@@ -19,18 +21,19 @@
 
 namespace fluxjac {
 
-/// \brief What to sweep; every list is one axis of the cross product.
+/// \brief What to sweep: the case options (one axis per list) over one or more meshes. `fluxjac run` is the
+/// sweep of one mesh, with a state file, a stored reference and the assembled Jacobian as extras.
 struct SweepConfig {
-  std::vector<std::string> variants{"all"};     ///< names, comma lists or "all" (Registry::resolve)
-  std::vector<std::string> meshes;              ///< files or generator specs (mesh_source.hpp)
-  std::vector<std::string> modes{"full"};       ///< full, compute-only, scatter-only
-  std::vector<std::string> assemblies{"auto"};  ///< GPU assembly strategies: auto, node, edge
-  std::vector<int> edges_per_block{0};          ///< GPU work units per block; 0 = the variant's default
-  int warmup = 3;
-  int reps = 20;
-  bool validate = true;  ///< against the CPU reference, computed once per mesh (mode full only)
-  Tolerances tolerances;
-  std::string cache_dir;  ///< where generator specs are cached (default_mesh_cache() when empty)
+  CaseOptions cases;
+  std::vector<std::string> meshes;  ///< files or generator specs (mesh_source.hpp)
+  std::string state;                ///< state file of a one-mesh sweep; empty: each mesh file's own state
+  std::string reference;            ///< stored Jacobian (.h5) to validate a one-mesh sweep against; empty: CPU
+  std::string cache_dir;            ///< where generator specs are cached (default_mesh_cache() when empty)
+  /// Whether the variants named explicitly must run (run) or may be skipped (bench). When true, a named variant
+  /// that cannot run on this machine (no GPU) is refused up front, before any work, and the command's exit code
+  /// says when one of their cases was skipped; when false, such cases are recorded as skipped with the reason.
+  /// Variants brought in by "all" are always skipped quietly where they cannot run.
+  bool named_cases_must_run = false;
 };
 
 /// \brief One case: a variant on a mesh with timing options.
@@ -38,6 +41,8 @@ struct SweepCase {
   std::size_t mesh = 0;  ///< index into SweepPlan::meshes
   std::string variant;
   TimingOptions timing;
+  bool named = false;       ///< the variant was asked for by name, not brought in by "all"
+  std::string skip_reason;  ///< why the case cannot run on this machine (recorded as skipped); empty: it runs
 };
 
 /// \brief The resolved meshes and every case in run order (mesh, variant, assembly, edges per block, mode).
@@ -45,9 +50,11 @@ struct SweepCase {
 struct SweepPlan {
   std::vector<MeshSource> meshes;
   std::vector<SweepCase> cases;
+  std::vector<std::string> notes;  ///< options without effect on these cases, and what "all" stood for
 };
 
-/// \brief Checks the configuration (Error(kUsage) naming what to fix) and lists the cases. Generates nothing.
+/// \brief Checks the configuration (check_case_options, then options that contradict each other or cannot run
+/// here: Error(kUsage) naming what to fix) and lists the cases. Generates and reads nothing.
 SweepPlan plan_sweep(const SweepConfig& config);
 
 /// \brief "mixed:100:rcm hd full node epb=16": how progress lines name a case.
@@ -57,7 +64,11 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case);
 struct SweepObserver {
   Note note;  ///< progress lines (mesh, reference, device)
   std::function<void(std::size_t index, const std::string& label)> case_started;  ///< index from 0
+  /// After each repetition of a running case (TimingOptions::progress).
+  std::function<void(std::int64_t done, std::int64_t total)> repetition_done;
   std::function<void(const RunRecord& record)> case_finished;
+  /// When set, receives the Jacobian of every case of mode full that ran (fetched from the variant).
+  std::function<void(const SweepCase& sweep_case, const PreparedMesh& mesh, const Jacobian& jacobian)> assembled;
   /// After every case, with all records so far (lets the caller rewrite its output files).
   std::function<void(const std::vector<RunRecord>& records, const std::optional<DeviceCeilings>& device)>
       records_changed;
@@ -69,7 +80,8 @@ struct SweepResult {
 };
 
 /// \brief Runs every case of the plan. Errors of a case (Error with kUsage or kInvalidInput: skipped;
-/// anything else: failed) are recorded and the sweep goes on; errors reading or generating a mesh end it.
+/// anything else: failed) are recorded and the sweep goes on; errors reading or generating a mesh, and a stored
+/// reference of another mesh (checked before any case runs), end it.
 SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer);
 
 }  // namespace fluxjac

@@ -1,10 +1,13 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <new>
+#include <string>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -62,12 +65,53 @@ int run_action(const CommandAction& action) {
 
 }  // namespace
 
+namespace {
+
+/// CLI11 shows a negatable flag as "--validate,--no-validate{false}", which reads as "off by default"; the
+/// option's help text says its default instead.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, positional);
+    for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{', open)) {
+      const std::size_t close = name.find('}', open);
+      if (close == std::string::npos) break;
+      name.erase(open, close - open + 1);
+    }
+    return name;
+  }
+};
+
+/// "fluxjac run" for a parse error in `run`'s options: the command whose --help tells how to fix it.
+std::string command_path(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* current = &app; !current->get_subcommands().empty();) {
+    current = current->get_subcommands().front();
+    path += " " + current->get_name();
+  }
+  return path;
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"fluxjac: assembles the Jacobian of the 3D Roe flux on unstructured edge meshes with\n"
                "forward-mode AD variants (CPU reference and CUDA), times it and validates it.",
                "fluxjac"};
   app.set_version_flag("--version", fmt::format("fluxjac {} ({})", kVersion, kGitRevision));
   app.require_subcommand(1);
+  app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
+
+  CommandAction action;
+  add_run_command(app, action);
+  add_list_command(app, action);
+  add_info_command(app, action);
+  add_mesh_command(app, action);
+  add_device_command(app, action);
+  add_bench_command(app, action);
+  add_compare_command(app, action);
+  // After the subcommands: each copies its parent's footer when it is created, and these examples are the
+  // top level's.
   app.footer(
       "Examples:\n"
       "  fluxjac mesh gen --kind mixed --n 20 --order rcm -o box.h5\n"
@@ -78,20 +122,20 @@ int run_cli(int argc, char** argv) {
       "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage, 4 run-time error\n"
       "(CUDA, I/O such as a full disk, out of memory or threads).");
 
-  CommandAction action;
-  add_run_command(app, action);
-  add_list_command(app, action);
-  add_info_command(app, action);
-  add_mesh_command(app, action);
-  add_device_command(app, action);
-  add_bench_command(app, action);
-  add_compare_command(app, action);
-
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::kUsage);
+    // One line like every other error, naming the help that explains the options.
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", message.c_str(), command_path(app).c_str());
+    return static_cast<int>(ExitCode::kUsage);
   }
   return run_action(action);
 }

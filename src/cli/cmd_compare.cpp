@@ -1,4 +1,5 @@
 // fluxjac compare: regression check of one result file against another (validation changes, slowdowns).
+#include <cmath>
 #include <memory>
 
 #include <fmt/format.h>
@@ -17,7 +18,9 @@ struct CompareCommandOptions {
 };
 
 int compare(const CompareCommandOptions& options) {
-  if (options.compare.time_tolerance < 0) fail(ExitCode::kUsage, "--time-tolerance must not be negative");
+  // Written so that NaN fails too: a NaN tolerance would make every slowdown comparison false.
+  if (!(std::isfinite(options.compare.time_tolerance) && options.compare.time_tolerance >= 0))
+    fail(ExitCode::kUsage, "--time-tolerance {}: must be a finite number, 0 or more", options.compare.time_tolerance);
   const ResultFile base = read_result_file(options.base);
   const ResultFile candidate = read_result_file(options.candidate);
   const ComparisonReport report = compare_results(base, candidate, options.compare);

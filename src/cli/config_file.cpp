@@ -1,11 +1,205 @@
 #include "cli/config_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
 
 #include "util/error.hpp"
 
 namespace fluxjac {
+namespace {
+
+/// Reads one config file's text from start to end, keeping the line number for every message.
+class ConfigReader {
+ public:
+  ConfigReader(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+
+  std::vector<ConfigEntry> entries() {
+    std::vector<ConfigEntry> entries;
+    std::map<std::string, int> first_line;
+    while (true) {
+      skip_blank_and_comments();
+      if (at_end()) break;
+      if (peek() == '[')
+        error("tables ([...]) are not supported: write `key = value` lines whose keys are the long options");
+      ConfigEntry entry;
+      entry.line = line_;
+      entry.key = read_key();
+      skip_spaces();
+      if (peek() != '=') error("expected '=' after the key '{}'", entry.key);
+      ++pos_;
+      skip_spaces();
+      if (at_line_end()) error("the key '{}' has no value", entry.key);
+      if (peek() == '[') {
+        entry.is_list = true;
+        entry.values = read_array();
+      } else {
+        entry.values.push_back(read_value());
+      }
+      expect_line_end();
+      const auto [previous, inserted] = first_line.emplace(entry.key, entry.line);
+      if (!inserted) error_at(entry.line, "the key '{}' is set twice (first on line {})", entry.key, previous->second);
+      entries.push_back(std::move(entry));
+    }
+    return entries;
+  }
+
+ private:
+  template <class... Args>
+  [[noreturn]] void error_at(int line, fmt::format_string<Args...> format, Args&&... args) const {
+    fail(ExitCode::kUsage, "{}:{}: {}", path_, line, fmt::format(format, std::forward<Args>(args)...));
+  }
+  template <class... Args>
+  [[noreturn]] void error(fmt::format_string<Args...> format, Args&&... args) const {
+    error_at(line_, format, std::forward<Args>(args)...);
+  }
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  bool at_line_end() const {
+    return at_end() || peek() == '\n' || peek() == '#' || text_.compare(pos_, 2, "\r\n") == 0;
+  }
+
+  void skip_spaces() {
+    while (!at_end() && (peek() == ' ' || peek() == '\t')) ++pos_;
+  }
+  void skip_comment() {
+    if (peek() == '#')
+      while (!at_end() && peek() != '\n') ++pos_;
+  }
+  /// Past one line end ("\n" or "\r\n"); false if there is none here.
+  bool skip_newline() {
+    if (text_.compare(pos_, 2, "\r\n") == 0) ++pos_;
+    if (peek() != '\n') return false;
+    ++pos_;
+    ++line_;
+    return true;
+  }
+  void skip_blank_and_comments() {
+    do {
+      skip_spaces();
+      skip_comment();
+    } while (skip_newline());
+  }
+  void expect_line_end() {
+    skip_spaces();
+    skip_comment();
+    if (!at_end() && !skip_newline()) error("unexpected '{}' after the value (one `key = value` per line)", peek());
+  }
+
+  std::string read_key() {
+    const std::size_t start = pos_;
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '-' || peek() == '_')) ++pos_;
+    if (pos_ == start) error("expected a key (letters, digits, '-' and '_'), found '{}'", peek());
+    if (peek() == '.') error("dotted keys are not supported: the keys are the long option names");
+    return text_.substr(start, pos_ - start);
+  }
+
+  std::vector<std::string> read_array() {
+    const int open_line = line_;
+    ++pos_;  // '['
+    std::vector<std::string> values;
+    while (true) {
+      skip_blank_and_comments();
+      if (at_end()) error_at(open_line, "unterminated array (no closing ']')");
+      if (peek() == ']') break;
+      if (peek() == '[') error("nested arrays are not supported");
+      values.push_back(read_value());
+      skip_blank_and_comments();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != ']') {
+        if (at_end()) error_at(open_line, "unterminated array (no closing ']')");
+        error("expected ',' or ']' in the array, found '{}'", peek());
+      }
+    }
+    ++pos_;  // ']'
+    return values;
+  }
+
+  std::string read_value() {
+    if (peek() == '"' || peek() == '\'') return read_string();
+    if (peek() == '{') error("inline tables are not supported");
+    const std::size_t start = pos_;
+    while (!at_end() && !std::isspace(static_cast<unsigned char>(peek())) && peek() != ',' && peek() != ']' &&
+           peek() != '#')
+      ++pos_;
+    const std::string word = text_.substr(start, pos_ - start);
+    if (word == "true" || word == "false") return word;
+    // TOML integers and floats (underscores between digits), and inf / nan, which the options then refuse.
+    static const std::regex number(R"([+-]?(\d(_?\d)*)(\.\d(_?\d)*)?([eE][+-]?\d(_?\d)*)?|[+-]?(inf|nan))");
+    if (std::regex_match(word, number)) {
+      std::string digits = word;
+      digits.erase(std::remove(digits.begin(), digits.end(), '_'), digits.end());
+      return digits;
+    }
+    if (word.empty()) error("expected a value, found '{}'", peek());
+    error("'{}' is not a value: write strings in quotes (\"{}\"), numbers, true or false", word, word);
+  }
+
+  std::string read_string() {
+    const char quote = peek();
+    if (text_.compare(pos_, 3, std::string(3, quote)) == 0) error("multi-line strings are not supported");
+    ++pos_;
+    std::string value;
+    while (true) {
+      if (at_end() || peek() == '\n' || peek() == '\r')
+        error("unterminated string (no closing {} on this line)", quote);
+      const char c = text_[pos_++];
+      if (c == quote) return value;
+      if (c == '\\' && quote == '"') {
+        value += read_escape();
+      } else {
+        value += c;
+      }
+    }
+  }
+
+  std::string read_escape() {
+    const char c = peek();
+    ++pos_;
+    switch (c) {
+      case '"':
+        return "\"";
+      case '\\':
+        return "\\";
+      case 'b':
+        return "\b";
+      case 't':
+        return "\t";
+      case 'n':
+        return "\n";
+      case 'f':
+        return "\f";
+      case 'r':
+        return "\r";
+      default:
+        break;
+    }
+    error("unsupported escape '\\{}' in a string (use \\\\ for a backslash, or a 'literal string')", c);
+  }
+
+  std::string path_;
+  std::string text_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) fail(ExitCode::kUsage, "{}: config file not found", path);
+  std::ifstream in(path, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in.good() && !in.eof()) fail(ExitCode::kUsage, "{}: cannot read the config file", path);
+  return ConfigReader(path, std::move(text)).entries();
+}
 
 void add_config_option(CLI::App& subcommand) {
   subcommand.add_option("--config", "TOML file of option values (keys are the long option names, e.g. "
@@ -20,26 +214,36 @@ std::string config_file_path(const CLI::App& subcommand) {
 void apply_config_file(CLI::App& subcommand) {
   const std::string path = config_file_path(subcommand);
   if (path.empty()) return;
-  if (!std::filesystem::is_regular_file(path)) fail(ExitCode::kUsage, "{}: config file not found", path);
-  std::vector<CLI::ConfigItem> items;
-  try {
-    items = CLI::ConfigTOML().from_file(path);
-  } catch (const CLI::Error& e) {
-    fail(ExitCode::kUsage, "{}: not a valid TOML config file: {}", path, e.what());
-  }
-  for (const CLI::ConfigItem& item : items) {
-    std::string key = item.name;  // TOML style edges_per_block and option style edges-per-block both work
+  std::map<const CLI::Option*, const ConfigEntry*> set_by;
+  const std::vector<ConfigEntry> entries = read_config_file(path);
+  for (const ConfigEntry& entry : entries) {
+    std::string key = entry.key;  // TOML style edges_per_block and option style edges-per-block both work
     std::replace(key.begin(), key.end(), '_', '-');
-    CLI::Option* option = item.parents.empty() ? subcommand.get_option_no_throw("--" + key) : nullptr;
-    if (!option || item.name == "config")
-      fail(ExitCode::kUsage, "{}: unknown key '{}' (keys are the long options of 'fluxjac {}')", path,
-           item.fullname(), subcommand.get_name());
+    CLI::Option* option = subcommand.get_option_no_throw("--" + key);
+    if (!option || key == "config")
+      fail(ExitCode::kUsage, "{}:{}: unknown key '{}' (keys are the long options of 'fluxjac {}')", path, entry.line,
+           entry.key, subcommand.get_name());
+    const auto [other, first] = set_by.emplace(option, &entry);
+    if (!first)
+      fail(ExitCode::kUsage, "{}:{}: '{}' sets the same option as '{}' on line {}", path, entry.line, entry.key,
+           other->second->key, other->second->line);
+
+    const int most = option->get_items_expected_max();
+    std::vector<std::string> inputs = entry.values;
+    if (most == 0) {
+      // A flag: its value says whether the flag's own name holds, so `no-validate = true` turns validation off.
+      if (inputs.size() != 1 || (inputs[0] != "true" && inputs[0] != "false"))
+        fail(ExitCode::kUsage, "{}:{}: '{}' is a flag: give true or false", path, entry.line, entry.key);
+      inputs[0] = option->get_flag_value(key, inputs[0]);
+    } else if (most == 1 && (entry.is_list || inputs.size() != 1)) {
+      fail(ExitCode::kUsage, "{}:{}: '{}' takes one value, not a list", path, entry.line, entry.key);
+    }
     if (option->count() > 0) continue;  // the command line wins
     try {
-      option->add_result(item.inputs);
+      option->add_result(inputs);
       option->run_callback();
     } catch (const CLI::Error& e) {
-      fail(ExitCode::kUsage, "{}: key '{}': {}", path, item.name, e.what());
+      fail(ExitCode::kUsage, "{}:{}: key '{}': {}", path, entry.line, entry.key, e.what());
     }
   }
 }

@@ -22,7 +22,20 @@ double relative_max_error(const std::vector<T>& values, const std::vector<T>& re
   return max_difference / max_reference;
 }
 
-std::string first_pattern_difference(const JacobianPattern& a, const JacobianPattern& b) {
+/// Why `jacobian` does not hold one value per entry of `pattern` (empty if it does).
+std::string size_mismatch(const char* what, const JacobianPattern& pattern, const Jacobian& jacobian) {
+  const auto adiag = static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries;
+  const auto aoff = static_cast<std::size_t>(pattern.nnz()) * kBlockEntries;
+  if (jacobian.adiag.size() != adiag)
+    return fmt::format("the {} has {} Adiag values, its pattern needs {}", what, jacobian.adiag.size(), adiag);
+  if (jacobian.aoff.size() != aoff)
+    return fmt::format("the {} has {} Aoff values, its pattern needs {}", what, jacobian.aoff.size(), aoff);
+  return {};
+}
+
+}  // namespace
+
+std::string pattern_difference(const JacobianPattern& a, const JacobianPattern& b) {
   if (a.n_nodes != b.n_nodes) return fmt::format("node counts differ ({} vs {})", a.n_nodes, b.n_nodes);
   if (a.nnz() != b.nnz()) return fmt::format("block counts differ ({} vs {})", a.nnz(), b.nnz());
   for (std::size_t i = 0; i < a.row_ptr.size(); ++i)
@@ -32,15 +45,19 @@ std::string first_pattern_difference(const JacobianPattern& a, const JacobianPat
   return {};
 }
 
-}  // namespace
-
 Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,
                              const JacobianPattern& reference_pattern, const Jacobian& reference,
                              const Tolerances& tolerances) {
   Comparison comparison;
-  comparison.pattern_message = first_pattern_difference(pattern, reference_pattern);
+  comparison.pattern_message = pattern_difference(pattern, reference_pattern);
   comparison.same_pattern = comparison.pattern_message.empty();
-  if (!comparison.same_pattern) {
+  // The error loops walk the values; a result that covers less than its pattern must not pass by being short.
+  if (comparison.same_pattern) {
+    comparison.pattern_message = size_mismatch("result", pattern, result);
+    if (comparison.pattern_message.empty())
+      comparison.pattern_message = size_mismatch("reference", reference_pattern, reference);
+  }
+  if (!comparison.pattern_message.empty()) {
     comparison.adiag_error = comparison.aoff_error = std::numeric_limits<double>::infinity();
     return comparison;
   }

@@ -20,17 +20,22 @@ struct Tolerances {
 
 struct Comparison {
   bool same_pattern = false;
-  std::string pattern_message;  ///< first difference of the patterns, empty if the same
+  /// First difference of the patterns, or why the matrices do not cover their pattern; empty when neither.
+  std::string pattern_message;
   double adiag_error = 0.0;     ///< max|A - R| / max|R| over Adiag
   double aoff_error = 0.0;      ///< max|A - R| / max|R| over Aoff
   bool passed = false;
 };
 
 /// \brief Pattern first (row_ptr, col_idx), then relative max-norm errors of Adiag and Aoff.
-/// Non-finite entries fail. A pattern mismatch fails without value errors.
+/// Non-finite entries fail. A pattern mismatch, or a result or reference whose matrices do not have the sizes
+/// of their pattern (e.g. nothing was assembled), fails without value errors.
 Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,
                              const JacobianPattern& reference_pattern, const Jacobian& reference,
                              const Tolerances& tolerances = {});
+
+/// \brief The first difference between two patterns ("node counts differ (27 vs 64)"); empty if they are equal.
+std::string pattern_difference(const JacobianPattern& a, const JacobianPattern& b);
 
 /// \brief y = J x with J = Adiag + Aoff in block-CSR (x, y of length 5 n_nodes).
 std::vector<double> block_csr_multiply(const JacobianPattern& pattern, const Jacobian& jacobian,

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "ad/dual.hpp"
 #include "assembly/block_signs.hpp"
@@ -72,6 +77,18 @@ void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const Jaco
   }
 }
 
+int set_cpu_threads(int threads) {
+#if defined(_OPENMP)
+  // OpenMP keeps the default it read from OMP_NUM_THREADS at start-up; 0 restores it.
+  static const int default_threads = omp_get_max_threads();
+  omp_set_num_threads(threads > 0 ? threads : default_threads);
+  return omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
 std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q) {
   std::vector<double> result(static_cast<std::size_t>(mesh.n_nodes) * kBlock, 0.0);
   for (edge_index e = 0; e < mesh.n_edges(); ++e) {
@@ -105,7 +122,9 @@ class ReferenceVariant final : public Variant {
     if (options.mode != AssemblyMode::kFull)
       fail(ExitCode::kUsage, "variant 'reference' runs only in mode 'full' (it has no separate scatter)");
     TimingSamples samples;
-    for (int rep = 0; rep < options.warmup + options.reps; ++rep) {
+    // In 64 bits: the sum of two int counts must not wrap into "no repetitions".
+    const std::int64_t total = std::int64_t{options.warmup} + options.reps;
+    for (std::int64_t rep = 0; rep < total; ++rep) {
       const auto start = std::chrono::steady_clock::now();
       assemble_reference(*mesh_, *state_, *pattern_, jacobian_);
       const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
@@ -113,6 +132,7 @@ class ReferenceVariant final : public Variant {
         samples.assembly_ms.push_back(elapsed.count());
         samples.zero_ms.push_back(0.0);
       }
+      if (options.progress) options.progress(rep + 1, total);
     }
     return samples;
   }

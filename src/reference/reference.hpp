@@ -23,6 +23,11 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_inde
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
                         Jacobian& jacobian);
 
+/// \brief Sets the number of CPU threads the reference uses (OpenMP) and returns the number it will use:
+/// `threads`, or with 0 OpenMP's default (OMP_NUM_THREADS when set, else every core). Always 1 in a build
+/// without OpenMP. The result does not depend on it (see above).
+int set_cpu_threads(int threads);
+
 /// \brief Residual R_i = sum_{L(e)=i} A F - sum_{R(e)=i} A F in double (for J v checks).
 std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q);
 

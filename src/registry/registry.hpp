@@ -1,6 +1,7 @@
 // fluxjac — the variant lifecycle and the self-registering registry (nvbench / RAJAPerf habits).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -66,6 +67,9 @@ struct TimingOptions {
   AssemblyMode mode = AssemblyMode::kFull;
   int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy) per block; 0 = default
   AssemblyStrategy strategy = AssemblyStrategy::kAuto;
+  /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
+  /// report progress through it.
+  std::function<void(std::int64_t done, std::int64_t total)> progress = nullptr;
 };
 
 /// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.
