@@ -47,7 +47,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_in
   }
 }
 
-/// \brief Writes the block's Aoff blocks (DESIGN.md 1.1 signs): plain stores, each slot belongs to one
+/// \brief Writes the block's Aoff blocks (docs/design.md 1.1 signs): plain stores, each slot belongs to one
 /// edge; consecutive threads write consecutive entries of one block.
 __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_index first, int count,
                                                  const DeviceEdges& mesh, float* aoff) {
@@ -115,7 +115,7 @@ struct NodeBlockShared {
 /// per entry (i, j) compute D_ij = A dF(Q_i, Q_j, n_out)/dQ_i, the derivative of node i's outward flux with
 /// respect to its own state. Then Adiag[i] = sum_j D_ij (summed in row order and stored once: no atomics,
 /// no zeroing, bitwise reproducible) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of
-/// DESIGN.md 1.1: for i = L, D = JL; for i = R, D = -JR.
+/// docs/design.md 1.1: for i = L, D = JL; for i = R, D = -JR.
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
                                      int max_entries, int stage_flags) {

@@ -16,7 +16,7 @@ struct Primitive {
   T rho, u, v, w, p;
 };
 
-/// \brief Primitive variables from conservative U = (rho, rho u, rho v, rho w, rho E), per DESIGN.md 1.2.
+/// \brief Primitive variables from conservative U = (rho, rho u, rho v, rho w, rho E), per docs/design.md 1.2.
 template <class T>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T U[kBlock]) {
   Primitive<T> q;

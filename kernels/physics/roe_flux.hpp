@@ -2,7 +2,7 @@
 //
 // Source: K. Masatsuka, "I do like CFD", EDU3D subroutine roe_ddt (cfdbooks.com), the flux behind
 // Zubair et al., "Efficient GPU Implementation of Automatic Differentiation for Computational Fluid
-// Dynamics", HiPC 2023. Sums run left to right and brackets are exactly those of DESIGN.md 1.2, so a
+// Dynamics", HiPC 2023. Sums run left to right and brackets are exactly those of docs/design.md 1.2, so a
 // double evaluation without FMA contraction is bit-identical to the Fortran code.
 //
 // T is the scalar type of the left state and of the result (double, a dual type, an expression-template

@@ -22,7 +22,7 @@ namespace fluxjac {
 namespace roe_hd_detail {
 
 /// \brief Harten's entropy fix on one wave speed |arg|, with the linearization of the result:
-/// d(speed) = scale * d(arg) + delta_weight * d(a), where delta = 0.2 a (DESIGN.md 1.2).
+/// d(speed) = scale * d(arg) + delta_weight * d(a), where delta = 0.2 a (docs/design.md 1.2).
 FLUXJAC_HD FLUXJAC_FORCEINLINE void wave_speed_with_fix(double arg, double delta, double inverse_delta, double& speed,
                                                         double& scale, double& delta_weight) {
   const double sign = arg < 0.0 ? -1.0 : 1.0;  // |x| takes the sign of the value, +1 at zero

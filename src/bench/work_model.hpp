@@ -1,5 +1,5 @@
 // fluxjac — the work model of a case: the bytes and FP64 operations an assembly must do, and the floor time they
-// imply on a device (DESIGN.md 6). The result records (bench/run_record.hpp) ask it; nothing else does.
+// imply on a device (docs/design.md 6). The result records (bench/run_record.hpp) ask it; nothing else does.
 #pragma once
 
 #include <cstdint>

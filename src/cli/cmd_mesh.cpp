@@ -162,7 +162,7 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
       "scripts/import_mesh.py writes one from Gmsh, SU2, CGNS, VTK, Medit and other meshes. Edge orientation "
       "(L < R) does not depend on the cell numbering; an inverted or degenerate cell is an error naming the cell.");
   dual->add_option("elements", options->input, "input element mesh (.h5, format fluxjac-element-mesh)")->required();
-  dual->add_option("-o,--output", options->output, "output edge mesh (.h5, DESIGN.md 3.1), written atomically")
+  dual->add_option("-o,--output", options->output, "output edge mesh (.h5, docs/design.md 3.1), written atomically")
       ->required();
   dual->add_option(
           "--order", options->order,

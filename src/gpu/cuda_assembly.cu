@@ -124,7 +124,8 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
                           block_first_row_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
-  for (int rep = 0; rep < options.warmup + options.reps; ++rep) {
+  const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds
+  for (std::int64_t rep = 0; rep < total; ++rep) {
     zero_timer.start();
     // Only the edge strategy accumulates into Adiag; the node strategy writes every block once.
     if (strategy_ == AssemblyStrategy::kEdge)

@@ -1,4 +1,4 @@
-// fluxjac — writing and reading assembled Jacobians in block-CSR form (DESIGN.md 3.2).
+// fluxjac — writing and reading assembled Jacobians in block-CSR form (docs/design.md 3.2).
 #pragma once
 
 #include <string>

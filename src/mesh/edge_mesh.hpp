@@ -1,4 +1,4 @@
-// fluxjac — the edge mesh and flow state every variant consumes (DESIGN.md 3.1).
+// fluxjac — the edge mesh and flow state every variant consumes (docs/design.md 3.1).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// fluxjac — reading, validating and writing edge meshes and flow states (DESIGN.md 3.1).
+// fluxjac — reading, validating and writing edge meshes and flow states (docs/design.md 3.1).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ EdgeMesh read_edge_mesh(const std::string& path);
 /// positive density and pressure. Throws Error(kInvalidInput) naming the file, dataset and node.
 FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
 
-/// \brief Writes mesh (and state when not null) atomically in the DESIGN.md 3.1 layout, edges as int32;
+/// \brief Writes mesh (and state when not null) atomically in the docs/design.md 3.1 layout, edges as int32;
 /// add_more, when given, writes further datasets and attributes into the file before it is closed and committed.
 /// Only array sizes are checked (Error(kRuntime) when inconsistent); values are written as given.
 void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state,

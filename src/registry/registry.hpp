@@ -15,7 +15,7 @@
 namespace fluxjac {
 
 enum class Backend { kCpu, kCuda };
-/// How derivative seeds are set (DESIGN.md 1.3).
+/// How derivative seeds are set (docs/design.md 1.3).
 enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
