@@ -12,10 +12,11 @@ set -euo pipefail
 # The repository root: the parent of this scripts/ folder, wherever the caller was started from.
 FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian packages of docs/design.md 8: the build (compiler, CMake, Ninja, HDF5, CLI11, fmt, nlohmann-json, GoogleTest)
-# and the Python scripts (h5py, NumPy, Matplotlib).
+# Debian packages of docs/design.md 8: the build (compiler, CMake, Ninja, HDF5, CLI11, fmt, nlohmann-json, GoogleTest),
+# METIS (for `fluxjac mesh partition`), clang-format (the format check) and the Python scripts (h5py, NumPy, Matplotlib).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-                  pkg-config python3-h5py python3-numpy python3-matplotlib python3-meshio gmsh)
+                  libmetis-dev clang-format pkg-config python3-h5py python3-numpy
+                  python3-matplotlib python3-meshio gmsh)
 
 # Prints one visible step line on stderr.
 fluxjac_step() {

@@ -204,6 +204,7 @@ void add_mesh_command(CLI::App& app, CommandAction& action) {
   mesh->require_subcommand(1);
   add_gen_command(*mesh, action);
   add_dual_command(*mesh, action);
+  add_mesh_partition_command(*mesh, action);
 }
 
 }  // namespace fluxjac

@@ -19,4 +19,7 @@ void add_device_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
 void add_compare_command(CLI::App& app, CommandAction& action);
 
+/// \brief Adds `partition` to the `mesh` subcommand (cmd_mesh_partition.cpp).
+void add_mesh_partition_command(CLI::App& mesh, CommandAction& action);
+
 }  // namespace fluxjac

@@ -14,6 +14,8 @@
 #include "mesh/element_boundary.hpp"
 #include "mesh/element_io.hpp"
 #include "mesh/mesh_io.hpp"
+#include "mesh/partition.hpp"
+#include "mesh/partition_io.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
@@ -107,6 +109,27 @@ void describe_state(std::string& text, const FlowState& state) {
   add_line(text, "  Mach number", range_text(mach));
 }
 
+/// The partition of a partitioned file, checked against its mesh.
+void describe_partition(std::string& text, const std::string& path, const EdgeMesh& mesh) {
+  const PartitionLayout layout = read_partition(path);
+  check_partition_against_mesh(path, mesh, layout);
+  const PartitionStatistics statistics = partition_statistics(mesh, layout);
+  const std::optional<std::string> method = [&] {
+    const h5::File file = h5::File::open(path);
+    return h5::read_string_attribute(file, kPartitionGroup, "method");
+  }();
+  add_line(text, "partition", fmt::format("{} parts ({})", layout.parts, method.value_or("method not recorded")));
+  Range ghosts;
+  for (const PartStatistics& part : statistics.parts) ghosts.add(static_cast<double>(part.ghosts));
+  add_line(text, "  edge cut",
+           fmt::format("{} ({:.2f}% of the edges)", statistics.edge_cut,
+                       100.0 * static_cast<double>(statistics.edge_cut) / static_cast<double>(mesh.n_edges())));
+  add_line(text, "  ghosts", fmt::format("{} in all, per part {}", statistics.total_ghosts, range_text(ghosts)));
+  add_line(text, "  imbalance",
+           fmt::format("max/mean: nodes {:.3f}, incident edges {:.3f}; {} empty parts", statistics.node_imbalance,
+                       statistics.edge_imbalance, statistics.empty_parts));
+}
+
 std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_state) {
   std::string text =
       fmt::format("{}: fluxjac edge mesh (format {} version {})\n", path, kEdgeMeshFormat, kEdgeMeshFormatVersion);
@@ -120,6 +143,7 @@ std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_
     describe_mesh(text, mesh);
     if (!extras.order.empty()) add_line(text, "  node order", extras.order);
     describe_closure(text, mesh, extras.boundary_nodes);
+    if (has_partition(path)) describe_partition(text, path, mesh);
   } else {
     add_line(text, "mesh", "none (a state-only file)");
   }

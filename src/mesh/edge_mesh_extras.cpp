@@ -27,7 +27,7 @@ CellCounts count_cells(const ElementMesh& elements) {
 }
 
 void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, const FlowState* state,
-                                 const EdgeMeshExtras& extras) {
+                                 const EdgeMeshExtras& extras, const std::function<void(const h5::File&)>& add_more) {
   if (!extras.boundary_nodes.empty() && static_cast<std::int64_t>(extras.boundary_nodes.size()) != mesh.n_nodes)
     fail(ExitCode::kRuntime, "{}: {} boundary flags for {} nodes", path, extras.boundary_nodes.size(), mesh.n_nodes);
   write_edge_mesh(path, mesh, state, [&](const h5::File& file) {
@@ -39,6 +39,7 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
         h5::write_attribute(file, kMeshGroup, kCountAttributes[i], (*extras.cells).*kCountFields[i]);
     if (!extras.source.empty()) h5::write_attribute(file, kMeshGroup, "source", extras.source);
     if (!extras.order.empty()) h5::write_attribute(file, kMeshGroup, "order", extras.order);
+    if (add_more) add_more(file);
   });
 }
 

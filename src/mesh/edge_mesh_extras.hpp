@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@
 #include "mesh/element_mesh.hpp"
 
 namespace fluxjac {
+
+namespace h5 {
+class File;
+}
 
 /// Cells by type.
 struct CellCounts {
@@ -33,9 +38,11 @@ struct EdgeMeshExtras {
   std::string order;                         ///< /mesh attribute "order" (natural, rcm, random), may be empty
 };
 
-/// \brief write_edge_mesh, then the extras, all in one atomic step (no partial file on failure).
+/// \brief write_edge_mesh, then the extras, then add_more (when given: further groups such as /partition), all in
+/// one atomic step (no partial file on failure).
 void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, const FlowState* state,
-                                 const EdgeMeshExtras& extras);
+                                 const EdgeMeshExtras& extras,
+                                 const std::function<void(const h5::File&)>& add_more = {});
 
 /// \brief Reads the extras of an edge-mesh file whose mesh has n_nodes nodes; absent ones stay empty.
 /// Error(kInvalidInput) when /mesh/boundary_nodes is not uint8 [n_nodes] or holds values other than 0 and 1.

@@ -1,0 +1,298 @@
+#include "mesh/partition.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#if FLUXJAC_WITH_METIS
+#include <metis.h>
+#endif
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+/// METIS's random seed: fixed, so that one mesh always gives the same parts (on one METIS build).
+constexpr int kMetisSeed = 1;
+
+/// Rows of edges by their L node (a counting sort), each row sorted by R. The edge ids of row i are
+/// order[row_start[i]] .. order[row_start[i + 1] - 1]. (src/util/bucket_sort.hpp, once on main, is the home of the
+/// counting sort; ordering.cpp's renumber_nodes has the same two steps.)
+struct EdgeRows {
+  std::vector<edge_index> row_start;  ///< [n_nodes + 1]
+  std::vector<edge_index> order;      ///< [n_edges]
+};
+
+EdgeRows sort_edges_by_left_then_right(std::int64_t n_nodes, const std::vector<node_index>& left,
+                                       const std::vector<node_index>& right) {
+  const edge_index n_edges = static_cast<edge_index>(left.size());
+  EdgeRows rows;
+  rows.row_start.assign(static_cast<std::size_t>(n_nodes) + 1, 0);
+  for (edge_index e = 0; e < n_edges; ++e) ++rows.row_start[left[e] + 1];
+  for (std::int64_t i = 0; i < n_nodes; ++i) rows.row_start[i + 1] += rows.row_start[i];
+  rows.order.resize(static_cast<std::size_t>(n_edges));
+  std::vector<edge_index> cursor(rows.row_start.begin(), rows.row_start.end() - 1);
+  for (edge_index e = 0; e < n_edges; ++e) rows.order[cursor[left[e]]++] = e;
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t node = 0; node < n_nodes; ++node)
+    std::sort(rows.order.begin() + rows.row_start[node], rows.order.begin() + rows.row_start[node + 1],
+              [&](edge_index x, edge_index y) { return right[x] < right[y]; });
+  return rows;
+}
+
+#if FLUXJAC_WITH_METIS
+const char* metis_status_text(int status) {
+  switch (status) {
+    case METIS_ERROR_INPUT:
+      return "METIS_ERROR_INPUT: METIS rejected the graph or the options";
+    case METIS_ERROR_MEMORY:
+      return "METIS_ERROR_MEMORY: METIS ran out of memory";
+    default:
+      return "METIS_ERROR";
+  }
+}
+
+NodePartition metis_kway(const EdgeMesh& mesh, int parts) {
+  const std::int64_t n_nodes = mesh.n_nodes;
+  const edge_index n_edges = mesh.n_edges();
+  // Adjacency entries (two per edge) and the weight total (n_nodes + 2 n_edges) must fit METIS's index type.
+  constexpr std::int64_t kMaxIndex = std::numeric_limits<idx_t>::max();
+  if (n_nodes + 2 * n_edges > kMaxIndex)
+    fail(ExitCode::kRuntime,
+         "partitioning: the node graph of {} nodes and {} edges needs indices up to {}, more than METIS's {}-bit "
+         "idx_t holds ({}): use a METIS built with IDXTYPEWIDTH 64",
+         n_nodes, n_edges, n_nodes + 2 * n_edges, IDXTYPEWIDTH, kMaxIndex);
+
+  // ---- the node graph in CSR form, both directions of every edge ---------------------------------------
+  std::vector<idx_t> xadj(static_cast<std::size_t>(n_nodes) + 1, 0);
+  for (edge_index e = 0; e < n_edges; ++e) {
+    ++xadj[mesh.left(e) + 1];
+    ++xadj[mesh.right(e) + 1];
+  }
+  for (std::int64_t i = 0; i < n_nodes; ++i) xadj[i + 1] += xadj[i];
+  std::vector<idx_t> adjncy(static_cast<std::size_t>(xadj.back()));
+  {
+    std::vector<idx_t> cursor(xadj.begin(), xadj.end() - 1);
+    for (edge_index e = 0; e < n_edges; ++e) {
+      adjncy[cursor[mesh.left(e)]++] = mesh.right(e);
+      adjncy[cursor[mesh.right(e)]++] = mesh.left(e);
+    }
+  }
+  std::vector<idx_t> weights(static_cast<std::size_t>(n_nodes));
+  for (std::int64_t i = 0; i < n_nodes; ++i) weights[i] = 1 + (xadj[i + 1] - xadj[i]);
+
+  // ---- k-way -------------------------------------------------------------------------------------------
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = kMetisSeed;
+  options[METIS_OPTION_NUMBERING] = 0;
+  idx_t vertex_count = static_cast<idx_t>(n_nodes), constraints = 1, part_count = parts, edge_cut = 0;
+  std::vector<idx_t> part(static_cast<std::size_t>(n_nodes));
+  const int status =
+      METIS_PartGraphKway(&vertex_count, &constraints, xadj.data(), adjncy.data(), weights.data(), nullptr, nullptr,
+                          &part_count, nullptr, nullptr, options, &edge_cut, part.data());
+  if (status != METIS_OK)
+    fail(ExitCode::kRuntime, "partitioning {} nodes into {} parts: METIS_PartGraphKway failed: {}", n_nodes, parts,
+         metis_status_text(status));
+
+  NodePartition partition;
+  partition.parts = parts;
+  partition.part_of_node.resize(static_cast<std::size_t>(n_nodes));
+  for (std::int64_t i = 0; i < n_nodes; ++i) {
+    if (part[i] < 0 || part[i] >= parts)
+      fail(ExitCode::kRuntime, "partitioning: METIS put node {} into part {}, outside [0, {})", i, part[i], parts);
+    partition.part_of_node[i] = static_cast<std::int32_t>(part[i]);
+  }
+  return partition;
+}
+#endif
+
+}  // namespace
+
+bool metis_available() {
+#if FLUXJAC_WITH_METIS
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string partition_method(int parts) {
+  if (parts == 1) return "one part (no partitioning)";
+#if FLUXJAC_WITH_METIS
+  return fmt::format(
+      "METIS {}.{}.{} k-way (METIS_PartGraphKway) on the node graph: vertex weight 1 + degree, unweighted edges, "
+      "minimum edge cut, seed {}",
+      METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR, kMetisSeed);
+#else
+  return "METIS k-way (not in this build)";
+#endif
+}
+
+NodePartition partition_nodes(const EdgeMesh& mesh, int parts) {
+  if (parts < 1) fail(ExitCode::kUsage, "cannot partition into {} parts: the number of parts must be 1 or more", parts);
+  if (parts > mesh.n_nodes)
+    fail(ExitCode::kUsage,
+         "cannot partition a mesh of {} nodes into {} parts: there can be at most one part per node (ask for {} "
+         "parts or fewer)",
+         mesh.n_nodes, parts, mesh.n_nodes);
+  if (parts == 1) return NodePartition{1, std::vector<std::int32_t>(static_cast<std::size_t>(mesh.n_nodes), 0)};
+#if FLUXJAC_WITH_METIS
+  return metis_kway(mesh, parts);
+#else
+  fail(ExitCode::kUsage,
+       "partitioning into {} parts needs METIS, and this build has no METIS: install libmetis-dev and rebuild (or "
+       "point METIS_ROOT at a METIS installation)",
+       parts);
+#endif
+}
+
+std::int64_t PartitionLayout::part_of(std::int64_t node) const {
+  return std::upper_bound(node_offsets.begin(), node_offsets.end(), node) - node_offsets.begin() - 1;
+}
+
+void derive_ghost_layer(const EdgeMesh& mesh, PartitionLayout& layout) {
+  const std::int64_t parts = layout.parts;
+  std::vector<std::int32_t> part_of_node(static_cast<std::size_t>(mesh.n_nodes));
+  for (std::int64_t p = 0; p < parts; ++p)
+    std::fill(part_of_node.begin() + layout.node_offsets[p], part_of_node.begin() + layout.node_offsets[p + 1],
+              static_cast<std::int32_t>(p));
+
+  // ---- candidates: both ends of every cut edge, each given to the other end's part ---------------------
+  std::vector<std::int64_t> candidate_start(static_cast<std::size_t>(parts) + 1, 0);
+  layout.halo_edge_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const std::int32_t left_part = part_of_node[mesh.left(e)], right_part = part_of_node[mesh.right(e)];
+    if (left_part == right_part) continue;
+    ++candidate_start[left_part + 1];
+    ++candidate_start[right_part + 1];
+    ++layout.halo_edge_offsets[right_part + 1];
+  }
+  for (std::int64_t p = 0; p < parts; ++p) {
+    candidate_start[p + 1] += candidate_start[p];
+    layout.halo_edge_offsets[p + 1] += layout.halo_edge_offsets[p];
+  }
+  std::vector<std::int64_t> candidates(static_cast<std::size_t>(candidate_start.back()));
+  layout.halo_edges.resize(static_cast<std::size_t>(layout.halo_edge_offsets.back()));
+  {
+    std::vector<std::int64_t> candidate_cursor(candidate_start.begin(), candidate_start.end() - 1);
+    std::vector<std::int64_t> halo_cursor(layout.halo_edge_offsets.begin(), layout.halo_edge_offsets.end() - 1);
+    for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+      const std::int32_t left_part = part_of_node[mesh.left(e)], right_part = part_of_node[mesh.right(e)];
+      if (left_part == right_part) continue;
+      candidates[candidate_cursor[left_part]++] = mesh.right(e);
+      candidates[candidate_cursor[right_part]++] = mesh.left(e);
+      layout.halo_edges[halo_cursor[right_part]++] = e;  // edges in ascending order, so each part's list is too
+    }
+  }
+
+  // ---- ghosts: the candidates of each part, sorted, once each ------------------------------------------
+  layout.ghost_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
+  layout.ghost_nodes.clear();
+  for (std::int64_t p = 0; p < parts; ++p) {
+    const auto first = candidates.begin() + candidate_start[p], last = candidates.begin() + candidate_start[p + 1];
+    std::sort(first, last);
+    layout.ghost_nodes.insert(layout.ghost_nodes.end(), first, std::unique(first, last));
+    layout.ghost_offsets[p + 1] = static_cast<std::int64_t>(layout.ghost_nodes.size());
+  }
+}
+
+PartitionedMesh renumber_by_part(const EdgeMesh& mesh, const NodePartition& partition,
+                                 const std::vector<std::int64_t>& original_of_input) {
+  const std::int64_t n_nodes = mesh.n_nodes;
+  const std::int64_t parts = partition.parts;
+  if (parts < 1 || static_cast<std::int64_t>(partition.part_of_node.size()) != n_nodes ||
+      (!original_of_input.empty() && static_cast<std::int64_t>(original_of_input.size()) != n_nodes))
+    fail(ExitCode::kRuntime, "renumbering by part: {} parts, {} part ids and {} original ids for {} nodes", parts,
+         partition.part_of_node.size(), original_of_input.size(), n_nodes);
+  for (std::int64_t i = 0; i < n_nodes; ++i)
+    if (partition.part_of_node[i] < 0 || partition.part_of_node[i] >= parts)
+      fail(ExitCode::kRuntime, "renumbering by part: node {} is in part {}, outside [0, {})", i,
+           partition.part_of_node[i], parts);
+
+  PartitionedMesh result;
+  PartitionLayout& layout = result.layout;
+  layout.parts = parts;
+
+  // ---- nodes: part by part, each part in its nodes' previous order (a stable counting sort) -------------
+  layout.node_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
+  for (const std::int32_t part : partition.part_of_node) ++layout.node_offsets[part + 1];
+  for (std::int64_t p = 0; p < parts; ++p) layout.node_offsets[p + 1] += layout.node_offsets[p];
+  result.new_id_of_old.resize(static_cast<std::size_t>(n_nodes));
+  layout.original_node.resize(static_cast<std::size_t>(n_nodes));
+  {
+    std::vector<std::int64_t> cursor(layout.node_offsets.begin(), layout.node_offsets.end() - 1);
+    for (std::int64_t old = 0; old < n_nodes; ++old) {
+      const std::int64_t id = cursor[partition.part_of_node[old]]++;
+      result.new_id_of_old[old] = static_cast<node_index>(id);
+      layout.original_node[id] = original_of_input.empty() ? old : original_of_input[old];
+    }
+  }
+  EdgeMesh& renumbered = result.mesh;
+  renumbered.n_nodes = n_nodes;
+  if (!mesh.coords.empty()) renumbered.coords = permute_node_rows(mesh.coords, 3, result.new_id_of_old);
+  if (!mesh.volumes.empty()) renumbered.volumes = permute_node_rows(mesh.volumes, 1, result.new_id_of_old);
+
+  // ---- edges: new ids, orientation kept, sorted by (L, R): by owner, as parts are contiguous ------------
+  const edge_index n_edges = mesh.n_edges();
+  std::vector<node_index> left(static_cast<std::size_t>(n_edges)), right(static_cast<std::size_t>(n_edges));
+  for (edge_index e = 0; e < n_edges; ++e) {
+    left[e] = result.new_id_of_old[mesh.left(e)];
+    right[e] = result.new_id_of_old[mesh.right(e)];
+  }
+  const EdgeRows rows = sort_edges_by_left_then_right(n_nodes, left, right);
+  renumbered.edges.resize(mesh.edges.size());
+  renumbered.normals.resize(mesh.normals.size());
+  renumbered.areas.resize(mesh.areas.size());
+#pragma omp parallel for schedule(static)
+  for (edge_index e = 0; e < n_edges; ++e) {
+    const edge_index old = rows.order[e];
+    renumbered.edges[2 * e] = left[old];
+    renumbered.edges[2 * e + 1] = right[old];
+    for (int d = 0; d < 3; ++d) renumbered.normals[3 * e + d] = mesh.normals[3 * old + d];
+    renumbered.areas[e] = mesh.areas[old];
+  }
+  layout.edge_offsets.resize(static_cast<std::size_t>(parts) + 1);
+  for (std::int64_t p = 0; p <= parts; ++p) layout.edge_offsets[p] = rows.row_start[layout.node_offsets[p]];
+
+  derive_ghost_layer(renumbered, layout);
+  return result;
+}
+
+PartitionStatistics partition_statistics(const EdgeMesh& mesh, const PartitionLayout& layout) {
+  const std::int64_t parts = layout.parts;
+  PartitionStatistics statistics;
+  statistics.parts.resize(static_cast<std::size_t>(parts));
+  for (std::int64_t p = 0; p < parts; ++p) {
+    PartStatistics& part = statistics.parts[p];
+    part.owned_nodes = layout.node_offsets[p + 1] - layout.node_offsets[p];
+    part.owned_edges = layout.edge_offsets[p + 1] - layout.edge_offsets[p];
+    part.halo_edges = layout.halo_edge_offsets[p + 1] - layout.halo_edge_offsets[p];
+    part.ghosts = layout.ghost_offsets[p + 1] - layout.ghost_offsets[p];
+    if (part.owned_nodes == 0) ++statistics.empty_parts;
+  }
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const std::int64_t left_part = layout.part_of(mesh.left(e)), right_part = layout.part_of(mesh.right(e));
+    if (left_part == right_part) continue;
+    ++statistics.edge_cut;
+    ++statistics.parts[left_part].cut_edges;
+    ++statistics.parts[right_part].cut_edges;
+  }
+
+  std::int64_t max_nodes = 0, max_edges = 0, total_edges = 0;
+  for (const PartStatistics& part : statistics.parts) {
+    max_nodes = std::max(max_nodes, part.owned_nodes);
+    max_edges = std::max(max_edges, part.incident_edges());
+    total_edges += part.incident_edges();
+    statistics.total_ghosts += part.ghosts;
+  }
+  const double count = static_cast<double>(parts);
+  statistics.node_imbalance = static_cast<double>(max_nodes) / (static_cast<double>(mesh.n_nodes) / count);
+  statistics.edge_imbalance =
+      total_edges > 0 ? static_cast<double>(max_edges) / (static_cast<double>(total_edges) / count) : 1.0;
+  return statistics;
+}
+
+}  // namespace fluxjac

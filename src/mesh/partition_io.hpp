@@ -1,0 +1,70 @@
+// fluxjac — partitioned edge-mesh files (docs/formats.md, "Partitioned edge mesh"): the /partition group beside
+// an ordinary /mesh and /state, so the file stays a valid single-process mesh while a rank of a many-GPU run can
+// read only its own slices (its node range, its edge range, its halo edges and its ghost states).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mesh/edge_mesh.hpp"
+#include "mesh/partition.hpp"
+
+namespace fluxjac {
+
+namespace h5 {
+class File;
+}
+
+/// The group that marks a partitioned edge-mesh file.
+inline constexpr const char* kPartitionGroup = "/partition";
+
+/// \brief True when the fluxjac edge-mesh file at path has a /partition group.
+bool has_partition(const std::string& path);
+
+/// \brief Writes layout as /partition: attributes `parts` (int64) and `method` (string), and the int64 datasets
+/// node_offsets, edge_offsets, original_node, ghost_offsets, ghost_nodes, halo_edge_offsets, halo_edges.
+void write_partition(const h5::File& file, const PartitionLayout& layout, const std::string& method);
+
+/// \brief Reads /partition and checks it against the sizes of /mesh, without reading the edges: `parts` in
+/// [1, n_nodes]; every offsets dataset int64 of shape [parts + 1], starting at 0, non-decreasing, ending at the
+/// size it covers (n_nodes, n_edges, the length of the list); original_node a permutation of [0, n_nodes); each
+/// part's ghost nodes strictly ascending and owned by another part, its halo edges strictly ascending and outside
+/// its own edge range. Error(kInvalidInput) with one line naming the file, dataset and first bad index, or saying
+/// that the file is not partitioned.
+PartitionLayout read_partition(const std::string& path);
+
+/// \brief Checks what read_partition cannot without the edges: every edge lies in the range of the part that owns
+/// its L node, and the ghost and halo-edge lists are exactly those the edges give (derive_ghost_layer).
+/// Error(kInvalidInput) naming the file, the dataset, the part and the first difference.
+void check_partition_against_mesh(const std::string& path, const EdgeMesh& mesh, const PartitionLayout& layout);
+
+/// \brief Error(kUsage) unless a file partitioned into file_parts parts is used by `requested` ranks: the parts
+/// are fixed when the file is made, one rank each.
+void require_parts(const std::string& path, std::int64_t file_parts, std::int64_t requested);
+
+/// What `fluxjac mesh partition` is asked to do.
+struct PartitionRequest {
+  std::string input;   ///< an edge mesh, partitioned or not
+  std::string state;   ///< a separate state file; empty: the input's own state, if it has one
+  std::string output;  ///< checked by the caller (check_output_paths) before any work
+  int parts = 1;
+};
+
+/// What it did.
+struct PartitionOutcome {
+  std::int64_t n_nodes = 0;
+  std::int64_t n_edges = 0;
+  bool has_state = false;
+  std::int64_t previous_parts = 0;  ///< the input's own parts (0: it was not partitioned)
+  std::string method;               ///< partition_method(parts)
+  PartitionStatistics statistics;
+  double read_seconds = 0, partition_seconds = 0, renumber_seconds = 0, write_seconds = 0;
+};
+
+/// \brief Reads and validates the input mesh (its state, optional additions and any earlier partition), splits it
+/// with partition_nodes, renumbers it with renumber_by_part (state and boundary flags move with their nodes) and
+/// writes it atomically to request.output: the same datasets and additions as the input, plus /partition, whose
+/// original_node keeps pointing at the numbering before the first partitioning.
+PartitionOutcome partition_mesh_file(const PartitionRequest& request);
+
+}  // namespace fluxjac
