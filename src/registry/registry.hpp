@@ -10,6 +10,7 @@
 #include "assembly/edge_input.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "registry/variant_work.hpp"
 
 namespace fluxjac {
 
@@ -48,6 +49,8 @@ struct VariantInfo {
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
   LaneEmulator emulate_edge_lanes;
   LaneEmulator emulate_node_lanes;
+  /// FP64 operations (counted from the lane work) and bytes per strategy: the variant's own floor.
+  VariantWork work;
 };
 
 /// \brief Compiled resources of a GPU kernel, from cudaFuncGetAttributes.
