@@ -24,6 +24,8 @@
 #include "util/atomic_output.hpp"
 #include "bench/result_compare.hpp"
 #include "bench/sweep.hpp"
+#include "bench/work_model.hpp"
+#include "registry/registry.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
 
@@ -574,7 +576,9 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   cpu.comparison.aoff_error = std::nan("");  // written as null
   cpu.roofline_fraction = 0.0;
   finish_record(cpu, device);
-  return {gpu, skipped, cpu};
+  std::vector<RunRecord> records{gpu, skipped, cpu};
+  relate_to_hd(records);
+  return records;
 }
 
 DeviceCeilings sample_device() {
@@ -666,10 +670,20 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "gb_per_s",
                                            "gflop_per_s",
                                            "roofline_fraction",
+                                           "time_relative_to_hd",
                                            "resources",
                                            "validation"}));
-  EXPECT_EQ(document.at("model"),
-            (ordered_json{{"bytes_per_edge", 248}, {"bytes_per_node", 440}, {"flops_per_edge", 2700}}));
+  // The model of every variant the runs use, per strategy, as the variant declares it.
+  const VariantWork& hd_work = Registry::instance().find("hd")->work;
+  EXPECT_EQ(document.at("model").size(), 2u) << "hd and the reference";
+  EXPECT_DOUBLE_EQ(document.at("model").at("hd").at("node").at("fp64_flops_per_edge").get<double>(),
+                   hd_work.strategy("node").fp64_flops_per_edge());
+  EXPECT_DOUBLE_EQ(document.at("model").at("hd").at("edge").at("bytes_per_edge").get<double>(),
+                   hd_work.strategy("edge").bytes.per_edge);
+  EXPECT_TRUE(document.at("model").at("reference").contains("cpu"));
+  EXPECT_DOUBLE_EQ(document.at("runs").at(0).at("time_relative_to_hd").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(document.at("runs").at(2).at("time_relative_to_hd").get<double>(), 1.0) << "same times as hd";
+  EXPECT_TRUE(document.at("runs").at(1).at("time_relative_to_hd").is_null()) << "a skipped case has none";
   const ordered_json& gpu = document.at("runs").at(0);
   EXPECT_EQ(gpu.at("edges_per_block"), 16);
   EXPECT_EQ(gpu.at("resources").at("registers"), 152);
@@ -697,7 +711,8 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   const std::string header =
       "mesh,mesh_file,mesh_order,n_nodes,n_edges,n_offdiag_blocks,ordering_bandwidth,variant,backend,mode,assembly,"
       "threads_per_edge,threads_per_side,edges_per_block,edges_per_block_requested,warmup,reps,status,min_ms,median_ms,"
-      "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,registers,local_bytes,shared_bytes,"
+      "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,time_relative_to_hd,registers,"
+      "local_bytes,shared_bytes,"
       "block_threads,adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
       "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
   EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);
@@ -708,8 +723,12 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   };
   for (std::size_t row = 1; row < rows.size(); ++row) EXPECT_EQ(rows[row].size(), rows[0].size()) << row;
   EXPECT_EQ(value(1, "median_ms"), "2.500000");
-  EXPECT_EQ(value(1, "roofline_fraction"), "0.244966") << "0.61 ms floor (1.84 GB at 3 TB/s) over 2.5 ms";
-  EXPECT_EQ(value(1, "gb_per_s"), "734.899");
+  // hd's own floor (node strategy) on this mesh at 3 TB/s and 51 TFLOP/s, over 2.5 ms.
+  const WorkEstimate hd_node = estimate_work({"hd", "node", 1030301, 5580300, 11160600}, device);
+  ASSERT_GT(hd_node.floor_ms, 0.0);
+  EXPECT_EQ(value(1, "roofline_fraction"), fmt::format("{:.6f}", hd_node.floor_ms / 2.5));
+  EXPECT_EQ(value(1, "gb_per_s"), fmt::format("{:.3f}", hd_node.bytes / 2.5e-3 / 1e9));
+  EXPECT_EQ(value(1, "time_relative_to_hd"), "1.000000");
   EXPECT_EQ(value(1, "zero_median_ms"), "0.015000");
   EXPECT_EQ(value(1, "edges_per_block"), "16");
   EXPECT_EQ(value(1, "registers"), "152");
@@ -744,17 +763,21 @@ TEST(ResultModel, TableShowsTheSameKeysForPeople) {
   }
   ASSERT_EQ(lines.size(), 5u) << table;  // header, 3 cases, and the reason's own line break
   EXPECT_EQ(lines[0],
-            "variant    mode          assembly  epb     min ms  median ms     max ms   ns/edge     GB/s roofline  "
+            "variant    mode          assembly  epb     min ms  median ms     max ms   ns/edge     GB/s roofline   x hd  "
             "Adiag err   Aoff err  valid");
-  EXPECT_EQ(lines[1],
-            "hd         full          node       16     2.4000     2.5000     2.6000    0.4480    734.9    "
-            "24.5%   9.50e-16   5.20e-12   PASS");
+  const DeviceCeilings device = sample_device();
+  const WorkEstimate hd_node = estimate_work({"hd", "node", 1030301, 5580300, 11160600}, device);
+  const WorkEstimate reference = estimate_work({"reference", "", 1030301, 5580300, 11160600}, std::nullopt);
+  EXPECT_EQ(lines[1], fmt::format("hd         full          node       16     2.4000     2.5000     2.6000    0.4480 "
+                                  "{:>8.1f} {:>7.1f}%   1.00   9.50e-16   5.20e-12   PASS",
+                                  hd_node.bytes / 2.5e-3 / 1e9, 100.0 * hd_node.floor_ms / 2.5));
   EXPECT_EQ(lines[2],
             "hd         full          edge        - skipped: 4096 edges per block need 8192 threads, "
             "\"at most\" 1024,");
   EXPECT_EQ(lines[4],
-            "reference  full          -           -     2.4000     2.5000     2.6000    0.4480    734.9    "
-            "    -   9.50e-16        nan   PASS");
+            fmt::format("reference  full          -           -     2.4000     2.5000     2.6000    0.4480 {:>8.1f}    "
+                        "    -   1.00   9.50e-16        nan   PASS",
+                        reference.bytes / 2.5e-3 / 1e9));
 }
 
 TEST(ResultModel, NamesThatAreNotUtf8AreWrittenNotThrownOn) {

@@ -6,7 +6,7 @@
 // arithmetic, operation by operation: bit-identical to the same code on doubles), while derivative i is
 // pulled lazily through the whole tree, one component at a time, into the destination. The per-node
 // derivative rules are those of Dual<N> (ad/dual.hpp), so without FMA contraction ExprDual<N> gives
-// bit-identical derivatives to Dual<N> too.
+// bit-identical derivatives to Dual<N> too. Real is the type of values and derivatives, as in Dual<N, Real>.
 //
 // Ownership: leaves (ExprDual variables) are held by const reference, interior nodes by value. A tree must
 // therefore be evaluated within the full expression that built it, as `T x = expr;` and `x = expr;` do;
@@ -22,7 +22,7 @@
 
 namespace fluxjac {
 
-template <int N>
+template <int N, class Real = double>
 struct ExprDual;
 
 namespace expr_detail {
@@ -37,8 +37,8 @@ inline constexpr bool is_operand_v = is_operand<E>::value;
 
 template <class E>
 struct is_leaf : std::false_type {};
-template <int N>
-struct is_leaf<ExprDual<N>> : std::true_type {};
+template <int N, class Real>
+struct is_leaf<ExprDual<N, Real>> : std::true_type {};
 
 /// Interior nodes of a tree (anything that is an operand but not an ExprDual variable).
 template <class E>
@@ -49,9 +49,9 @@ template <class E>
 struct stored {
   using type = const E;
 };
-template <int N>
-struct stored<ExprDual<N>> {
-  using type = const ExprDual<N>&;
+template <int N, class Real>
+struct stored<ExprDual<N, Real>> {
+  using type = const ExprDual<N, Real>&;
 };
 template <class E>
 using stored_t = typename stored<E>::type;
@@ -67,21 +67,32 @@ FLUXJAC_HD constexpr int common_derivatives() {
   return A::kDerivatives;
 }
 
+/// The real type shared by both operands of a binary node.
+template <class A, class B>
+struct common_real {
+  static_assert(std::is_same_v<typename A::real_type, typename B::real_type>,
+                "ExprDual operands must have the same real type");
+  using type = typename A::real_type;
+};
+template <class A, class B>
+using common_real_t = typename common_real<A, B>::type;
+
 }  // namespace expr_detail
 
 /// \brief Forward-mode dual number with N derivative components, evaluated through expression templates.
 /// Same data layout and value semantics as Dual<N>: `v` is the value, `d[i]` derivative i.
-template <int N>
+template <int N, class Real>
 struct ExprDual {
   static_assert(N >= 1, "ExprDual needs at least one derivative component");
   static constexpr int kDerivatives = N;
   static constexpr bool kIsExpression = true;
-  double v;     ///< value
-  double d[N];  ///< derivative components
+  using real_type = Real;
+  Real v;     ///< value
+  Real d[N];  ///< derivative components
 
   ExprDual() = default;
   /// A constant: value x, all derivatives zero.
-  FLUXJAC_HD constexpr ExprDual(double x) : v(x), d{} {}  // NOLINT(google-explicit-constructor)
+  FLUXJAC_HD constexpr ExprDual(Real x) : v(x), d{} {}  // NOLINT(google-explicit-constructor)
 
   /// \brief Evaluates an expression tree: its cached value, then each derivative through the tree.
   template <class E, std::enable_if_t<expr_detail::is_node_v<E>, int> = 0>
@@ -95,8 +106,8 @@ struct ExprDual {
   template <class E, std::enable_if_t<expr_detail::is_node_v<E>, int> = 0>
   FLUXJAC_HD FLUXJAC_FORCEINLINE ExprDual& operator=(const E& e) {
     static_assert(E::kDerivatives == N, "assigning an expression with a different number of derivatives");
-    const double value = e.value();
-    double derivative_of_e[N];
+    const Real value = e.value();
+    Real derivative_of_e[N];
     FLUXJAC_UNROLL
     for (int i = 0; i < N; ++i) derivative_of_e[i] = e.derivative(i);
     v = value;
@@ -105,12 +116,17 @@ struct ExprDual {
     return *this;
   }
 
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return d[i]; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE Real value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE Real derivative(int i) const { return d[i]; }
 };
 
 using ExprDualNum = ExprDual<1>;
 using ExprDualNum5 = ExprDual<5>;
+
+template <int N, class From, class Real>
+struct with_real<ExprDual<N, From>, Real> {
+  using type = ExprDual<N, Real>;
+};
 
 // ---- tree nodes: each caches its value; derivative(i) applies the rule of Dual<N> ----------------
 
@@ -119,12 +135,13 @@ template <class A, class B>
 struct ExprSum {
   static constexpr int kDerivatives = expr_detail::common_derivatives<A, B>();
   static constexpr bool kIsExpression = true;
+  using real_type = expr_detail::common_real_t<A, B>;
   expr_detail::stored_t<A> a;
   expr_detail::stored_t<B> b;
-  double v;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprSum(const A& a_, const B& b_, double value) : a(a_), b(b_), v(value) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return a.derivative(i) + b.derivative(i); }
+  real_type v;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprSum(const A& a_, const B& b_, real_type value) : a(a_), b(b_), v(value) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i) + b.derivative(i); }
 };
 
 /// a - b: d = a' - b'
@@ -132,12 +149,13 @@ template <class A, class B>
 struct ExprDifference {
   static constexpr int kDerivatives = expr_detail::common_derivatives<A, B>();
   static constexpr bool kIsExpression = true;
+  using real_type = expr_detail::common_real_t<A, B>;
   expr_detail::stored_t<A> a;
   expr_detail::stored_t<B> b;
-  double v;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprDifference(const A& a_, const B& b_, double value) : a(a_), b(b_), v(value) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return a.derivative(i) - b.derivative(i); }
+  real_type v;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprDifference(const A& a_, const B& b_, real_type value) : a(a_), b(b_), v(value) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i) - b.derivative(i); }
 };
 
 /// a * b: d = a' b + a b'
@@ -145,12 +163,13 @@ template <class A, class B>
 struct ExprProduct {
   static constexpr int kDerivatives = expr_detail::common_derivatives<A, B>();
   static constexpr bool kIsExpression = true;
+  using real_type = expr_detail::common_real_t<A, B>;
   expr_detail::stored_t<A> a;
   expr_detail::stored_t<B> b;
-  double v;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprProduct(const A& a_, const B& b_, double value) : a(a_), b(b_), v(value) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const {
+  real_type v;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprProduct(const A& a_, const B& b_, real_type value) : a(a_), b(b_), v(value) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const {
     return a.derivative(i) * b.value() + a.value() * b.derivative(i);
   }
 };
@@ -160,14 +179,15 @@ template <class A, class B>
 struct ExprQuotient {
   static constexpr int kDerivatives = expr_detail::common_derivatives<A, B>();
   static constexpr bool kIsExpression = true;
+  using real_type = expr_detail::common_real_t<A, B>;
   expr_detail::stored_t<A> a;
   expr_detail::stored_t<B> b;
-  double v;
-  double inverse_denominator;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprQuotient(const A& a_, const B& b_, double value, double inverse)
+  real_type v;
+  real_type inverse_denominator;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprQuotient(const A& a_, const B& b_, real_type value, real_type inverse)
       : a(a_), b(b_), v(value), inverse_denominator(inverse) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const {
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const {
     return (a.derivative(i) - v * b.derivative(i)) * inverse_denominator;
   }
 };
@@ -177,11 +197,12 @@ template <class A>
 struct ExprShift {
   static constexpr int kDerivatives = A::kDerivatives;
   static constexpr bool kIsExpression = true;
+  using real_type = typename A::real_type;
   expr_detail::stored_t<A> a;
-  double v;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift(const A& a_, double value) : a(a_), v(value) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return a.derivative(i); }
+  real_type v;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift(const A& a_, real_type value) : a(a_), v(value) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i); }
 };
 
 /// -a, c - a (c constant): d = -a'
@@ -189,11 +210,12 @@ template <class A>
 struct ExprReflect {
   static constexpr int kDerivatives = A::kDerivatives;
   static constexpr bool kIsExpression = true;
+  using real_type = typename A::real_type;
   expr_detail::stored_t<A> a;
-  double v;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect(const A& a_, double value) : a(a_), v(value) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return -a.derivative(i); }
+  real_type v;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect(const A& a_, real_type value) : a(a_), v(value) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return -a.derivative(i); }
 };
 
 /// a * c, c * a, a / c, c / a, sqrt(a): d = a' * s with a factor s fixed when the node is built
@@ -201,12 +223,13 @@ template <class A>
 struct ExprScale {
   static constexpr int kDerivatives = A::kDerivatives;
   static constexpr bool kIsExpression = true;
+  using real_type = typename A::real_type;
   expr_detail::stored_t<A> a;
-  double v;
-  double factor;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale(const A& a_, double value, double scale) : a(a_), v(value), factor(scale) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const { return a.derivative(i) * factor; }
+  real_type v;
+  real_type factor;
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale(const A& a_, real_type value, real_type scale) : a(a_), v(value), factor(scale) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i) * factor; }
 };
 
 /// |a|: takes the sign of the value; at exactly zero the derivative is +a' (docs/design.md 1.2)
@@ -214,13 +237,14 @@ template <class A>
 struct ExprAbs {
   static constexpr int kDerivatives = A::kDerivatives;
   static constexpr bool kIsExpression = true;
+  using real_type = typename A::real_type;
   expr_detail::stored_t<A> a;
-  double v;
+  real_type v;
   bool negative;
   FLUXJAC_HD FLUXJAC_FORCEINLINE explicit ExprAbs(const A& a_)
       : a(a_), v(a_.value() < 0.0 ? -a_.value() : a_.value()), negative(a_.value() < 0.0) {}
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double value() const { return v; }
-  FLUXJAC_HD FLUXJAC_FORCEINLINE double derivative(int i) const {
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
+  FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const {
     return negative ? -a.derivative(i) : a.derivative(i);
   }
 };
@@ -247,45 +271,45 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect<A> operator-(const A& a) {
   return ExprReflect<A>(a, -a.value());
 }
 
-// ---- operators: operand with a double constant (either side) -----------------------------------
+// ---- operators: operand with a constant of its real type (either side) ---------------------------
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator+(const A& a, double c) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator+(const A& a, typename A::real_type c) {
   return ExprShift<A>(a, a.value() + c);
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator+(double c, const A& a) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator+(typename A::real_type c, const A& a) {
   return ExprShift<A>(a, c + a.value());
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator-(const A& a, double c) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprShift<A> operator-(const A& a, typename A::real_type c) {
   return ExprShift<A>(a, a.value() - c);
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect<A> operator-(double c, const A& a) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect<A> operator-(typename A::real_type c, const A& a) {
   return ExprReflect<A>(a, c - a.value());
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator*(const A& a, double c) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator*(const A& a, typename A::real_type c) {
   return ExprScale<A>(a, a.value() * c, c);
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator*(double c, const A& a) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator*(typename A::real_type c, const A& a) {
   return ExprScale<A>(a, c * a.value(), c);
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(const A& a, double c) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(const A& a, typename A::real_type c) {
   return ExprScale<A>(a, a.value() / c, 1.0 / c);
 }
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(double c, const A& a) {
-  const double quotient = c / a.value();
+FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(typename A::real_type c, const A& a) {
+  const typename A::real_type quotient = c / a.value();
   return ExprScale<A>(a, quotient, -quotient / a.value());
 }
 
 // ---- elementary functions ----------------------------------------------------------------------
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> sqrt(const A& a) {
-  const double root = ::sqrt(a.value());
+  const typename A::real_type root = sqrt(a.value());
   return ExprScale<A>(a, root, 0.5 / root);
 }
 /// \brief |a| takes the sign of the value; at exactly zero the derivative is +a'.
@@ -295,7 +319,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE ExprAbs<A> abs(const A& a) {
 }
 /// \brief Value of an ExprDual or of an expression tree; comparisons in the flux use values only.
 template <class A, expr_detail::if_operand<A> = 0>
-FLUXJAC_HD FLUXJAC_FORCEINLINE double value_of(const A& a) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE typename A::real_type value_of(const A& a) {
   return a.value();
 }
 

@@ -9,13 +9,16 @@
 
 namespace fluxjac {
 
-/// \brief Inputs of one edge: conservative states of its nodes, the face normal (L to R) and area.
-struct EdgeInput {
-  double left[kBlock];
-  double right[kBlock];
-  FaceNormal normal;
-  double area;
+/// \brief Inputs of one edge: conservative states of its nodes, the face normal (L to R) and area. Real is
+/// double except where the work model counts operations (ad/counting_real.hpp).
+template <class Real>
+struct BasicEdgeInput {
+  Real left[kBlock];
+  Real right[kBlock];
+  BasicFaceNormal<Real> normal;
+  Real area;
 };
+using EdgeInput = BasicEdgeInput<double>;
 
 /// Local Jacobian of one edge: two row-major 5x5 blocks, side 0 = A dF/dUL (JL), side 1 = A dF/dUR (JR).
 inline constexpr int kLocalJacobianEntries = 2 * kBlockEntries;
@@ -28,8 +31,9 @@ FLUXJAC_HD constexpr int local_entry(int side, int row, int col) {
 /// \brief The edge as seen from one side: the own state first and the normal pointing away from it.
 /// Side 1 uses the symmetry F(QR, QL, -n) = -F(QL, QR, n): its derivatives are negated by the caller.
 /// Element-wise selects (not pointer selection) keep the states in registers on the GPU.
-FLUXJAC_HD FLUXJAC_FORCEINLINE void oriented_states(const EdgeInput& edge, int side, double own[kBlock],
-                                                    double other[kBlock], FaceNormal& normal) {
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void oriented_states(const BasicEdgeInput<Real>& edge, int side, Real own[kBlock],
+                                                    Real other[kBlock], BasicFaceNormal<Real>& normal) {
   FLUXJAC_UNROLL
   for (int k = 0; k < kBlock; ++k) {
     own[k] = side == 0 ? edge.left[k] : edge.right[k];
@@ -39,7 +43,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void oriented_states(const EdgeInput& edge, int s
 }
 
 /// Scale applied to side s's derivatives: +A for the left state, -A for the right state (symmetry).
-FLUXJAC_HD FLUXJAC_FORCEINLINE double side_scale(const EdgeInput& edge, int side) {
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Real side_scale(const BasicEdgeInput<Real>& edge, int side) {
   return side == 0 ? edge.area : -edge.area;
 }
 

@@ -5,8 +5,13 @@
 // F(QR, QL, -n) = -F(QL, QR, n) (paper, Fig. 3) makes one routine serve both sides. `scale` multiplies
 // the result: +A gives the outward-flux derivative D of the node-based assembly, side_scale() gives JL / JR
 // of the edge-based one. `block` is one row-major 5x5 block.
+//
+// Everything here is generic over the real type of the edge's data (Real, deduced from the EdgeInput): double on
+// the GPU and in the CPU tests, CountingReal where the work model counts a variant's FP64 operations. A policy
+// names its AD type in double (Dual<1>); with_real_t gives the same AD type in Real.
 #pragma once
 
+#include "ad/dual.hpp"
 #include "assembly/edge_input.hpp"
 #include "physics/gas.hpp"
 #include "physics/roe_flux.hpp"
@@ -15,15 +20,15 @@ namespace fluxjac {
 
 /// \brief Seeded (the paper's Algorithm 3): flux on primitive inputs with one derivative direction,
 /// seeded with column `column` of the hand-differentiated dq/dU. Writes column `column` of the block.
-template <class Scalar>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const EdgeInput& edge, int side, int column, double scale,
-                                                  double* block) {
-  double own_state[kBlock], other_state[kBlock];
-  FaceNormal normal;
+template <class Scalar, class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const BasicEdgeInput<Real>& edge, int side, int column, Real scale,
+                                                  Real* block) {
+  Real own_state[kBlock], other_state[kBlock];
+  BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
 
-  const Primitive<double> own = primitive_from_conservative(own_state);
-  double seed[kBlock];
+  const Primitive<Real> own = primitive_from_conservative(own_state);
+  Real seed[kBlock];
   primitive_jacobian_column(own, column, seed);
   Primitive<Scalar> own_dual;
   own_dual.rho = Scalar(own.rho);
@@ -45,10 +50,10 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const EdgeInput& edge, int sid
 
 /// \brief Direct (the paper's Algorithm 4): flux on conservative inputs with five derivative directions
 /// seeded with the identity. Writes the whole block.
-template <class Scalar>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const EdgeInput& edge, int side, double scale, double* block) {
-  double own_state[kBlock], other_state[kBlock];
-  FaceNormal normal;
+template <class Scalar, class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  Real own_state[kBlock], other_state[kBlock];
+  BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
 
   Scalar own[kBlock];
@@ -84,10 +89,12 @@ struct SeededColumnLanes {
   static constexpr int kNodeEntriesPerBlock = 32;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
-  FLUXJAC_HD static void compute_side(int lane, const EdgeInput& edge, int side, double scale, double* block) {
-    seeded_column<Scalar>(edge, side, lane, scale, block);
+  template <class Real>
+  FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+    seeded_column<with_real_t<Scalar, Real>>(edge, side, lane, scale, block);
   }
-  FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
+  template <class Real>
+  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local) {
     for (int pass = 0; pass < kSidesPerLane; ++pass) {
       const int side = kSidesPerLane == 2 ? pass : lane / kBlock;
       compute_side(lane % kBlock, edge, side, side_scale(edge, side), local + side * kBlockEntries);
@@ -96,7 +103,7 @@ struct SeededColumnLanes {
 };
 
 /// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
-/// (dn_2, dn5_2, edn5_2, hd).
+/// (dn_2, dn5_2, edn5_2, hd); run is a template on the real type of the edge.
 template <class SideWork, int kMaxRegs = 255>
 struct OneLanePerSide {
   static constexpr int kMaxRegisters = kMaxRegs;
@@ -104,10 +111,12 @@ struct OneLanePerSide {
   static constexpr int kNodeEntriesPerBlock = 128;
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
-  FLUXJAC_HD static void compute_side(int, const EdgeInput& edge, int side, double scale, double* block) {
+  template <class Real>
+  FLUXJAC_HD static void compute_side(int, const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
     SideWork::run(edge, side, scale, block);
   }
-  FLUXJAC_HD static void compute(int lane, const EdgeInput& edge, double* local) {
+  template <class Real>
+  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local) {
     SideWork::run(edge, lane, side_scale(edge, lane), local + lane * kBlockEntries);
   }
 };
@@ -115,34 +124,37 @@ struct OneLanePerSide {
 /// Seeded, five passes of a one-derivative dual over the columns of one side (dn_2).
 template <class Scalar>
 struct SeededPasses {
-  FLUXJAC_HD static void run(const EdgeInput& edge, int side, double scale, double* block) {
+  template <class Real>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
     // A loop, not unrolled: the paper's dn_2 re-runs one DualNum flux five times per thread.
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
-    for (int column = 0; column < kBlock; ++column) seeded_column<Scalar>(edge, side, column, scale, block);
+    for (int column = 0; column < kBlock; ++column)
+      seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block);
   }
 };
 
 /// Direct, one pass of a five-derivative dual (dn5_2, edn5_2).
 template <class Scalar>
 struct DirectPass {
-  FLUXJAC_HD static void run(const EdgeInput& edge, int side, double scale, double* block) {
-    direct_side<Scalar>(edge, side, scale, block);
+  template <class Real>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+    direct_side<with_real_t<Scalar, Real>>(edge, side, scale, block);
   }
 };
 
 /// \brief Runs a lane policy's edge-based mapping on the CPU lane by lane, as the GPU threads of one edge
 /// would.
-template <class Policy>
-void emulate_edge_lanes(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+template <class Policy, class Real>
+void emulate_edge_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
   for (int lane = 0; lane < Policy::kLanesPerEdge; ++lane) Policy::compute(lane, edge, local);
 }
 
 /// \brief Runs a lane policy's node-based mapping on the CPU: each side's lanes as the threads of that
 /// side's node would, with the edge-based scale so that the result is again (JL, JR).
-template <class Policy>
-void emulate_node_lanes(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+template <class Policy, class Real>
+void emulate_node_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
   for (int side = 0; side < 2; ++side)
     for (int lane = 0; lane < Policy::kLanesPerSide; ++lane)
       Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries);

@@ -30,10 +30,11 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T 
 
 /// \brief Hand-differentiated dq/dU for q = (rho, u, v, w, p), row-major: dq_dU[i][k] = dq_i/dU_k.
 /// Used to seed the primitive-input flux (the paper's Algorithm 3).
-FLUXJAC_HD inline void primitive_jacobian(const Primitive<double>& q, double dq_dU[kBlock][kBlock]) {
-  const double inv_rho = 1.0 / q.rho;
-  const double kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
-  const double vel[3] = {q.u, q.v, q.w};
+template <class Real>
+FLUXJAC_HD inline void primitive_jacobian(const Primitive<Real>& q, Real dq_dU[kBlock][kBlock]) {
+  const Real inv_rho = 1.0 / q.rho;
+  const Real kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
+  const Real vel[3] = {q.u, q.v, q.w};
   for (int i = 0; i < kBlock; ++i)
     for (int k = 0; k < kBlock; ++k) dq_dU[i][k] = 0.0;
   dq_dU[0][0] = 1.0;
@@ -50,10 +51,11 @@ FLUXJAC_HD inline void primitive_jacobian(const Primitive<double>& q, double dq_
 
 /// \brief Column `column` of dq/dU (see primitive_jacobian), by selects rather than an indexed array so
 /// that a run-time column keeps everything in registers on the GPU.
-FLUXJAC_HD FLUXJAC_FORCEINLINE void primitive_jacobian_column(const Primitive<double>& q, int column,
-                                                             double dq_dUk[kBlock]) {
-  const double inv_rho = 1.0 / q.rho;
-  const double kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void primitive_jacobian_column(const Primitive<Real>& q, int column,
+                                                             Real dq_dUk[kBlock]) {
+  const Real inv_rho = 1.0 / q.rho;
+  const Real kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
   dq_dUk[0] = column == 0 ? 1.0 : 0.0;
   dq_dUk[1] = column == 0 ? -q.u * inv_rho : (column == 1 ? inv_rho : 0.0);
   dq_dUk[2] = column == 0 ? -q.v * inv_rho : (column == 2 ? inv_rho : 0.0);

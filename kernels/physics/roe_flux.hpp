@@ -16,11 +16,14 @@
 
 namespace fluxjac {
 
-/// Unit normal of a dual face, pointing from the left node to the right node.
-struct FaceNormal {
-  double x, y, z;
-  FLUXJAC_HD FaceNormal flipped() const { return {-x, -y, -z}; }
+/// Unit normal of a dual face, pointing from the left node to the right node. Real is double except where the
+/// work model counts operations (ad/counting_real.hpp).
+template <class Real>
+struct BasicFaceNormal {
+  Real x, y, z;
+  FLUXJAC_HD BasicFaceNormal flipped() const { return {-x, -y, -z}; }
 };
+using FaceNormal = BasicFaceNormal<double>;
 
 /// \brief Harten's entropy fix: smooth |lambda| below delta (delta depends on the state and is
 /// differentiated too). Comparisons use values only.
@@ -30,9 +33,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void harten_entropy_fix(T& wave_speed, const T& d
 }
 
 /// \brief Roe flux per unit area F(left, right, n) from primitive states (the paper's Algorithm 3 input).
-template <class T, class TO>
+template <class T, class TO, class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux(const Primitive<T>& left, const Primitive<TO>& right,
-                                             const FaceNormal& n, T flux[kBlock]) {
+                                             const BasicFaceNormal<Real>& n, T flux[kBlock]) {
   // ---- physical fluxes of each side -----------------------------------------------------------
   const T normal_velocity_left = (left.u * n.x + left.v * n.y) + left.w * n.z;
   const TO normal_velocity_right = (right.u * n.x + right.v * n.y) + right.w * n.z;
@@ -103,9 +106,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux(const Primitive<T>& left, const Pri
 }
 
 /// \brief Roe flux per unit area from conservative states (the paper's Algorithm 4 input).
-template <class T, class TO>
+template <class T, class TO, class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux_conservative(const T left[kBlock], const TO right[kBlock],
-                                                          const FaceNormal& n, T flux[kBlock]) {
+                                                          const BasicFaceNormal<Real>& n, T flux[kBlock]) {
   roe_flux(primitive_from_conservative(left), primitive_from_conservative(right), n, flux);
 }
 

@@ -76,6 +76,7 @@ const std::vector<Column>& columns() {
       Column{"gb_per_s", "/gb_per_s", "{:.3f}"}.in_table("GB/s", 8, "{:.1f}"),
       {"gflop_per_s", "/gflop_per_s", "{:.3f}"},
       Column{"roofline_fraction", "/roofline_fraction", "{:.6f}"}.in_table("roofline", 8, "{:.1f}%", 100.0),
+      Column{"time_relative_to_hd", "/time_relative_to_hd", "{:.6f}"}.in_table("x hd", 6, "{:.2f}"),
       {"registers", "/resources/registers"},
       {"local_bytes", "/resources/local_bytes"},
       {"shared_bytes", "/resources/shared_bytes"},

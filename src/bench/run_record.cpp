@@ -16,7 +16,7 @@ namespace {
 using nlohmann::ordered_json;
 
 WorkCase work_case_of(const RunRecord& record) {
-  return {record.variant, record.assembly, record.mesh.n_nodes, record.mesh.n_edges};
+  return {record.variant, record.assembly, record.mesh.n_nodes, record.mesh.n_edges, record.mesh.n_offdiag_blocks};
 }
 
 std::string utc_now() {
@@ -61,11 +61,23 @@ ordered_json device_json(const std::optional<DeviceCeilings>& device) {
           {"fp64_gflops", device->fp64_gflops}};
 }
 
-/// The model's figures per mesh entity (a mesh of one edge, one of one node).
-ordered_json model_json() {
-  const WorkEstimate edge = estimate_work({"", "", 0, 1}, std::nullopt);
-  const WorkEstimate node = estimate_work({"", "", 1, 0}, std::nullopt);
-  return {{"bytes_per_edge", edge.bytes}, {"bytes_per_node", node.bytes}, {"flops_per_edge", edge.flops}};
+/// The work model of every variant the document's runs use: per strategy its FP64 flops per edge and its bytes
+/// per edge, per off-diagonal block and per node (src/registry/variant_work.hpp).
+ordered_json model_json(const std::vector<RunRecord>& records) {
+  ordered_json model = ordered_json::object();
+  for (const RunRecord& r : records) {
+    const VariantInfo* info = Registry::instance().find(r.variant);
+    if (!info || model.contains(r.variant)) continue;
+    ordered_json strategies = ordered_json::object();
+    for (const auto& [name, work] : info->work.strategies)
+      strategies[name] = {{"fp64_flops_per_edge", work.fp64_flops_per_edge()},
+                          {"bytes_per_edge", work.bytes.per_edge},
+                          {"bytes_per_block", work.bytes.per_block},
+                          {"bytes_per_node", work.bytes.per_node},
+                          {"zeroing_bytes_per_node", work.bytes.zeroing_per_node}};
+    model[r.variant] = std::move(strategies);
+  }
+  return model;
 }
 
 }  // namespace
@@ -99,6 +111,19 @@ void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& devic
   record.gbytes_per_s = work.bytes / seconds / 1e9;
   record.gflops_per_s = work.flops / seconds / 1e9;
   record.roofline_fraction = work.fraction_of_floor(record.assembly_ms.median);
+}
+
+void relate_to_hd(std::vector<RunRecord>& records) {
+  for (RunRecord& r : records) {
+    r.time_relative_to_hd = 0.0;
+    if (r.status != CaseStatus::kOk) continue;
+    double hd_ms = 0.0;
+    for (const RunRecord& hd : records)
+      if (hd.variant == "hd" && hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name && hd.mode == r.mode &&
+          hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
+        hd_ms = hd.assembly_ms.median;
+    if (hd_ms > 0.0) r.time_relative_to_hd = r.assembly_ms.median / hd_ms;
+  }
 }
 
 void to_json(ordered_json& run, const RunRecord& r) {
@@ -147,6 +172,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"gb_per_s", if_ok(r.gbytes_per_s)},
          {"gflop_per_s", if_ok(r.gflops_per_s)},
          {"roofline_fraction", r.roofline_fraction > 0 ? ordered_json(r.roofline_fraction) : ordered_json()},
+         {"time_relative_to_hd", r.time_relative_to_hd > 0 ? ordered_json(r.time_relative_to_hd) : ordered_json()},
          {"resources", resources},
          {"validation", validation}};
 }
@@ -156,7 +182,7 @@ ordered_json results_document(const std::vector<RunRecord>& records, const std::
   for (const RunRecord& r : records) runs.push_back(r);
   return {{"schema", kResultSchema},       {"schema_version", kResultSchemaVersion},
           {"fluxjac", build_json()},       {"host", {{"name", host_name()}, {"created_utc", utc_now()}}},
-          {"device", device_json(device)}, {"model", model_json()},
+          {"device", device_json(device)}, {"model", model_json(records)},
           {"runs", std::move(runs)}};
 }
 

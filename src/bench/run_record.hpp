@@ -18,7 +18,7 @@
 namespace fluxjac {
 
 /// Version of the result JSON layout (docs/bench-json.md); bump on incompatible changes.
-inline constexpr int kResultSchemaVersion = 1;
+inline constexpr int kResultSchemaVersion = 2;
 /// The `schema` member of every result file.
 inline constexpr const char* kResultSchema = "fluxjac-bench";
 
@@ -61,7 +61,8 @@ struct RunRecord {
   double ns_per_edge = 0.0;        ///< median assembly time per edge
   double gbytes_per_s = 0.0;       ///< work model bytes over median time
   double gflops_per_s = 0.0;       ///< work model flops over median time
-  double roofline_fraction = 0.0;  ///< the work model's floor time over median time
+  double roofline_fraction = 0.0;  ///< the variant's own floor time (its work model) over median time
+  double time_relative_to_hd = 0.0;  ///< median time over hd's on the same mesh and mode (0: no hd case to compare)
   std::optional<KernelResources> resources;
   bool validated = false;  ///< validation ran (mode full with validation on)
   Tolerances tolerances;   ///< what validation passed against
@@ -70,6 +71,11 @@ struct RunRecord {
 
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device);
+
+/// \brief Sets time_relative_to_hd of every record that ran, from the hd record of the same mesh and mode (the
+/// analytic Jacobian is the yardstick of the AD types, as in Sacado's performance tests); with several hd cases
+/// there (strategies, block sizes), the fastest.
+void relate_to_hd(std::vector<RunRecord>& records);
 
 /// \brief The run object of docs/bench-json.md: the one definition of a record's keys, in file order.
 /// (nlohmann's to_json hook, so `nlohmann::ordered_json run = record;` works too.)

@@ -264,6 +264,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
     }
     if (observer.case_finished) observer.case_finished(record);
     result.records.push_back(std::move(record));
+    relate_to_hd(result.records);
     if (observer.records_changed) observer.records_changed(result.records, result.device);
   }
   return result;

@@ -1,21 +1,8 @@
 #include "bench/work_model.hpp"
 
-#include <algorithm>
+#include "registry/registry.hpp"
 
 namespace fluxjac {
-namespace {
-
-constexpr double kFlopsPerEdge = 2700.0;
-
-constexpr double kBytesPerEdge = 2 * 4.0          // node ids (int32)
-                                 + 3 * 8.0        // normal
-                                 + 8.0            // area
-                                 + 2 * 4.0        // Aoff slots (int32)
-                                 + 2 * 25 * 4.0;  // Aoff[L,R] and Aoff[R,L] written (float32)
-constexpr double kBytesPerNode = 5 * 8.0          // state read once
-                                 + 2 * 25 * 8.0;  // Adiag read and written once
-
-}  // namespace
 
 double WorkEstimate::fraction_of_floor(double measured_ms) const {
   return floor_ms > 0.0 && measured_ms > 0.0 ? floor_ms / measured_ms : 0.0;
@@ -23,12 +10,17 @@ double WorkEstimate::fraction_of_floor(double measured_ms) const {
 
 WorkEstimate estimate_work(const WorkCase& work_case, const std::optional<DeviceCeilings>& device) {
   WorkEstimate work;
-  work.bytes =
-      kBytesPerEdge * static_cast<double>(work_case.n_edges) + kBytesPerNode * static_cast<double>(work_case.n_nodes);
-  work.flops = kFlopsPerEdge * static_cast<double>(work_case.n_edges);
-  if (device && device->copy_bandwidth_gbs > 0.0 && device->fp64_gflops > 0.0)
-    work.floor_ms =
-        1e3 * std::max(work.bytes / (device->copy_bandwidth_gbs * 1e9), work.flops / (device->fp64_gflops * 1e9));
+  const VariantInfo* info = Registry::instance().find(work_case.variant);
+  if (!info) return work;
+  const auto found = info->work.strategies.find(work_case.assembly.empty() ? "cpu" : work_case.assembly);
+  if (found == info->work.strategies.end()) return work;
+  const StrategyWork& strategy = found->second;
+  const auto nodes = static_cast<double>(work_case.n_nodes), edges = static_cast<double>(work_case.n_edges);
+  const auto blocks = static_cast<double>(work_case.n_blocks);
+  work.bytes = strategy.bytes.bytes(nodes, edges, blocks);
+  work.flops = strategy.fp64_flops_per_edge() * edges;
+  if (device) work.floor_ms = 1e3 * strategy.floor_seconds(nodes, edges, blocks, device->copy_bandwidth_gbs,
+                                                           device->fp64_gflops);
   return work;
 }
 

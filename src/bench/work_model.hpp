@@ -1,5 +1,5 @@
-// fluxjac — the work model of a case: the bytes and FP64 operations an assembly must do, and the floor time they
-// imply on a device (docs/design.md 6). The result records (bench/run_record.hpp) ask it; nothing else does.
+// fluxjac — the work model of a case: the bytes and FP64 operations its variant declares for an assembly, and the
+// floor time they imply on a device (docs/design.md 6). The result records (bench/run_record.hpp) ask it.
 #pragma once
 
 #include <cstdint>
@@ -10,29 +10,27 @@
 
 namespace fluxjac {
 
-/// \brief What a work estimate may depend on.
+/// \brief What a work estimate depends on: the variant (its own declared work, VariantInfo::work), the strategy
+/// and the mesh's sizes.
 struct WorkCase {
   std::string variant;   ///< registry name
-  std::string assembly;  ///< GPU assembly strategy, "edge" or "node"; empty for CPU variants
-  std::int64_t n_nodes = 0, n_edges = 0;
+  std::string assembly;  ///< GPU assembly strategy, "edge" or "node"; empty for the CPU reference ("cpu")
+  std::int64_t n_nodes = 0, n_edges = 0, n_blocks = 0;  ///< n_blocks: off-diagonal blocks (2 per edge)
 };
 
 /// \brief Minimum traffic and arithmetic of one assembly, and the floor time they imply.
 struct WorkEstimate {
-  double bytes = 0.0;     ///< bytes the assembly must move
-  double flops = 0.0;     ///< FP64 operations
+  double bytes = 0.0;     ///< bytes the assembly must move (zeroing of Adiag excluded: it is timed apart)
+  double flops = 0.0;     ///< FP64 flops (an FMA counts two, like the device probe's rate)
   double floor_ms = 0.0;  ///< max(bytes / copy bandwidth, flops / FP64 rate); 0 without measured ceilings
 
   /// \brief floor_ms / measured_ms: how close a measured time comes to the floor; 0 when either is unknown.
   double fraction_of_floor(double measured_ms) const;
 };
 
-/// \brief The work of `work_case`; the floor only when `device` holds measured ceilings.
-///
-/// Today one model serves every variant and strategy. Bytes: per edge its two node ids (int32), normal
-/// (3 float64), area, two Aoff slots (int32) and two Aoff blocks written (2 x 25 float32); per node its state
-/// (5 float64) read once and its Adiag block read and written once (2 x 25 float64). Zeroing Adiag is timed and
-/// counted apart. Flops: about 2,700 FP64 operations per edge for the multivariate-dual flux derivative.
+/// \brief The work of `work_case` from the variant's declared work (src/registry/variant_work.hpp: bytes per
+/// strategy from the arrays its kernels read and write, FP64 flops counted by running its own lane work on
+/// CountingReal); the floor only when `device` holds measured ceilings. An unknown variant has no work (zeros).
 WorkEstimate estimate_work(const WorkCase& work_case, const std::optional<DeviceCeilings>& device);
 
 }  // namespace fluxjac

@@ -1,10 +1,11 @@
 // fluxjac — registration of a GPU variant from its lane policy (one file per variant).
 //
 // A variant file defines a policy { static constexpr int kLanesPerEdge, kLanesPerSide;
-// FLUXJAC_HD static void compute(int lane, const EdgeInput&, double* local);  // edge-based lanes
-// FLUXJAC_HD static void compute_side(int lane, const EdgeInput&, int side, double scale, double* block); }
-// and registers it with a static
-// VariantRegistrar built by gpu_variant<Policy>(...). Variant files are compiled by nvcc in CUDA builds
+// template <class Real> FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>&, Real* local);
+// template <class Real> FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>&, int side,
+//                                                           Real scale, Real* block); }
+// (edge-based and node-based lanes; Real is double, or CountingReal when the work model counts them) and
+// registers it with a static VariantRegistrar built by gpu_variant_info<Policy>(...). Variant files are compiled by nvcc in CUDA builds
 // (the policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then listed
 // as unavailable, and its lanes still run on the CPU for the tests.
 #pragma once
@@ -37,8 +38,10 @@ VariantInfo gpu_variant_info(std::string name, std::string description, Seeding 
 #else
   info.available = false;
 #endif
-  info.emulate_edge_lanes = emulate_edge_lanes<Policy>;
-  info.emulate_node_lanes = emulate_node_lanes<Policy>;
+  info.emulate_edge_lanes = emulate_edge_lanes<Policy, double>;
+  info.emulate_node_lanes = emulate_node_lanes<Policy, double>;
+  // A few thousand counted operations per mapping: cheap enough for static initialization.
+  info.work = gpu_variant_work(count_edge_lanes<Policy>(), count_node_lanes<Policy>(), to_string(preferred_assembly));
   return info;
 }
 

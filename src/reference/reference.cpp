@@ -28,11 +28,16 @@ EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e
   return edge;
 }
 
-void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
-  Dual<10> left[kBlock], right[kBlock], flux[kBlock];
+namespace {
+
+/// The reference's per-edge work, in double or (for its work model) in CountingReal.
+template <class Real>
+void local_jacobian_dual10(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
+  using D = Dual<10, Real>;
+  D left[kBlock], right[kBlock], flux[kBlock];
   for (int k = 0; k < kBlock; ++k) {
-    left[k] = Dual<10>(edge.left[k]);
-    right[k] = Dual<10>(edge.right[k]);
+    left[k] = D(edge.left[k]);
+    right[k] = D(edge.right[k]);
     left[k].d[k] = 1.0;
     right[k].d[kBlock + k] = 1.0;
   }
@@ -40,6 +45,12 @@ void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobian
   for (int side = 0; side < 2; ++side)
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) local[local_entry(side, m, k)] = edge.area * flux[m].d[side * kBlock + k];
+}
+
+}  // namespace
+
+void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
+  local_jacobian_dual10(edge, local);
 }
 
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
@@ -154,6 +165,9 @@ VariantInfo reference_info() {
   info.backend = Backend::kCpu;
   info.threads_per_edge = 1;
   info.seeding = Seeding::kDirectConservative;
+  const BasicEdgeInput<CountingReal> edge = counting_edge();
+  CountingReal local[kLocalJacobianEntries];
+  info.work = reference_variant_work(count_thread([&] { local_jacobian_dual10(edge, local); }));
   return info;
 }
 

@@ -85,8 +85,11 @@ std::vector<VariantInfo> Registry::list() const {
   return infos;
 }
 
-bool Registry::contains(const std::string& name) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.info.name == name; });
+bool Registry::contains(const std::string& name) const { return find(name) != nullptr; }
+
+const VariantInfo* Registry::find(const std::string& name) const {
+  const auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.info.name == name; });
+  return found == entries_.end() ? nullptr : &found->info;
 }
 
 std::unique_ptr<Variant> Registry::create(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include "assembly/edge_input.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "registry/variant_work.hpp"
 
 namespace fluxjac {
 
@@ -49,6 +50,8 @@ struct VariantInfo {
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
   LaneEmulator emulate_edge_lanes;
   LaneEmulator emulate_node_lanes;
+  /// FP64 operations (counted from the lane work) and bytes per strategy: the variant's own floor.
+  VariantWork work;
 };
 
 /// \brief Compiled resources of a GPU kernel, from cudaFuncGetAttributes.
@@ -108,6 +111,8 @@ class Registry {
   /// Registered variants: the CPU reference first, then by name.
   std::vector<VariantInfo> list() const;
   bool contains(const std::string& name) const;
+  /// \brief The registered information of `name`; nullptr if no such variant is registered.
+  const VariantInfo* find(const std::string& name) const;
   /// \brief Creates a variant; throws Error naming the registered variants if `name` is unknown or
   /// telling how to rebuild if it is not available in this build.
   std::unique_ptr<Variant> create(const std::string& name) const;

@@ -8,9 +8,10 @@ namespace {
 
 /// The flux and its analytic derivative with respect to the side's own state, in one routine.
 struct HandSide {
-  FLUXJAC_HD static void run(const EdgeInput& edge, int side, double scale, double* block) {
-    double own[kBlock], other[kBlock], flux[kBlock], dflux_down[kBlock][kBlock];
-    FaceNormal normal;
+  template <class Real>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+    Real own[kBlock], other[kBlock], flux[kBlock], dflux_down[kBlock][kBlock];
+    BasicFaceNormal<Real> normal;
     oriented_states(edge, side, own, other, normal);
     roe_flux_jacobian_hd(own, other, normal, flux, dflux_down);
     FLUXJAC_UNROLL
