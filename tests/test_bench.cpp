@@ -130,13 +130,15 @@ TEST(BenchSweep, JsonHoldsBuildMetadataAndOneRunPerCase) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const ordered_json results = read_json(ci_sweep().json);
   EXPECT_EQ(results.at("schema"), "fluxjac-bench");
-  EXPECT_EQ(results.at("schema_version"), 1);
+  EXPECT_EQ(results.at("schema_version"), 2);
   const ordered_json& build = results.at("fluxjac");
   for (const char* key : {"version", "git_revision", "cxx_compiler", "cxx_flags", "build_type"})
     EXPECT_FALSE(build.at(key).get<std::string>().empty()) << key;
   ASSERT_TRUE(results.contains("device"));
   EXPECT_TRUE(results.at("device").is_null()) << "no device in a CPU-only sweep";
-  EXPECT_EQ(results.at("model").at("flops_per_edge"), 2700);
+  // The work model of the variants that ran (the reference, on the CPU), as `fluxjac list` declares it.
+  EXPECT_DOUBLE_EQ(results.at("model").at("reference").at("cpu").at("fp64_flops_per_edge").get<double>(),
+                   Registry::instance().find("reference")->work.strategy("cpu").fp64_flops_per_edge());
 
   const ordered_json& runs = results.at("runs");
   ASSERT_EQ(runs.size(), 4u);
@@ -481,7 +483,7 @@ TEST(CompareResults, WrongTypesAreRejectedNamingTheKey) {
       {R"({"schema": 1, "runs": []})", R"(results.json: "schema" is a number, expected a string)"},
       {R"({"schema": ["fluxjac-bench"], "runs": []})", R"("schema" is an array, expected a string)"},
       {R"({"schema_version": "1", "runs": []})", R"("schema_version" is a string, expected a number)"},
-      {R"({"schema_version": 2, "runs": []})", "schema version 2 is newer than this fluxjac reads (1)"},
+      {R"({"schema_version": 3, "runs": []})", "schema version 3 is newer than this fluxjac reads (2)"},
       {R"({"runs": {}})", R"("runs" is an object, expected an array)"},
       {R"({"runs": [3]})", "results.json: runs[0] is a number, expected an object"},
       {R"({"device": "H100", "runs": []})", R"("device" is a string, expected an object)"},
