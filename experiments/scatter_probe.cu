@@ -54,7 +54,8 @@ __global__ void probe(const int* __restrict__ edges, const int* __restrict__ slo
 }
 
 __global__ void fill(float4* p, long n) {
-  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<long>(blockDim.x))
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
+       i += gridDim.x * static_cast<long>(blockDim.x))
     p[i] = make_float4(1.f, 2.f, 3.f, static_cast<float>(i));
 }
 
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
   const JacobianPattern pattern = JacobianPattern::build(mesh);
   const long E = mesh.n_edges();
   std::vector<int> slots(2 * E);
-  for (long e = 0; e < E; ++e) slots[2 * e] = static_cast<int>(pattern.slot_lr[e]), slots[2 * e + 1] = static_cast<int>(pattern.slot_rl[e]);
+  for (long e = 0; e < E; ++e)
+    slots[2 * e] = static_cast<int>(pattern.slot_lr[e]), slots[2 * e + 1] = static_cast<int>(pattern.slot_rl[e]);
   int *d_edges, *d_slots;
   float* d_aoff;
   double* d_adiag;
@@ -98,9 +100,14 @@ int main(int argc, char** argv) {
               aoff_bytes / floor_ms / 1e6);
   const double memset_ms = time([&] { cudaMemsetAsync(d_adiag, 0, 200L * mesh.n_nodes); });
   std::printf("memset Adiag: %.3f ms\n", memset_ms);
-  struct Case { const char* name; int flags; };
-  const Case cases[] = {{"aoff+adiag atomics", kAoff | kAdiagAtomic}, {"aoff only", kAoff},
-                        {"adiag atomics only", kAdiagAtomic},         {"adiag plain stores only", kAdiagStore},
+  struct Case {
+    const char* name;
+    int flags;
+  };
+  const Case cases[] = {{"aoff+adiag atomics", kAoff | kAdiagAtomic},
+                        {"aoff only", kAoff},
+                        {"adiag atomics only", kAdiagAtomic},
+                        {"adiag plain stores only", kAdiagStore},
                         {"aoff contiguous only", kAoff | kAoffContiguous},
                         {"aoff contiguous + adiag atomics", kAoff | kAoffContiguous | kAdiagAtomic},
                         {"nothing (staging only)", 0}};
@@ -112,7 +119,8 @@ int main(int argc, char** argv) {
       const size_t shared = std::max(need, static_cast<size_t>(220 * 1024 / blocks_per_sm));
       for (const Case& c : cases) {
         const unsigned grid = static_cast<unsigned>((E + epb - 1) / epb);
-        const double ms = time([&] { probe<<<grid, threads, shared>>>(d_edges, d_slots, E, d_aoff, d_adiag, epb, c.flags); });
+        const double ms =
+            time([&] { probe<<<grid, threads, shared>>>(d_edges, d_slots, E, d_aoff, d_adiag, epb, c.flags); });
         std::printf("epb %3d  blocks/SM<=%2d  %-34s %.3f ms\n", epb, blocks_per_sm, c.name, ms);
       }
     }

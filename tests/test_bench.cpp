@@ -21,12 +21,12 @@
 #include "bench/device_probe.hpp"
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
-#include "util/atomic_output.hpp"
 #include "bench/result_compare.hpp"
 #include "bench/sweep.hpp"
 #include "bench/work_model.hpp"
 #include "registry/registry.hpp"
 #include "test_support.hpp"
+#include "util/atomic_output.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -764,9 +764,10 @@ TEST(ResultModel, TableShowsTheSameKeysForPeople) {
     lines.push_back(table.substr(at, next - at));
   }
   ASSERT_EQ(lines.size(), 5u) << table;  // header, 3 cases, and the reason's own line break
-  EXPECT_EQ(lines[0],
-            "variant    mode          assembly  epb     min ms  median ms     max ms   ns/edge     GB/s roofline   x hd  "
-            "Adiag err   Aoff err  valid");
+  EXPECT_EQ(
+      lines[0],
+      "variant    mode          assembly  epb     min ms  median ms     max ms   ns/edge     GB/s roofline   x hd  "
+      "Adiag err   Aoff err  valid");
   const DeviceCeilings device = sample_device();
   const WorkEstimate hd_node = estimate_work({"hd", "node", 1030301, 5580300, 11160600}, device);
   const WorkEstimate reference = estimate_work({"reference", "", 1030301, 5580300, 11160600}, std::nullopt);

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "jacobian/jacobian_io.hpp"
 #include "cli/file_info.hpp"
+#include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
@@ -42,7 +42,6 @@ Jacobian cycle_values() {
   jacobian.aoff[2] = std::numeric_limits<float>::denorm_min();
   return jacobian;
 }
-
 
 const JacobianFileInfo kInfo{"dn5_2", "meshes/wing.h5", "states/wing-m085.h5", "0.1.0 (abc1234)"};
 

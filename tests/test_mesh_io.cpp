@@ -59,7 +59,6 @@ FlowState small_state(int n_nodes) {
   return state;
 }
 
-
 /// A valid mesh + state file, rewritten before each test, and the means to spoil it.
 class MeshIO : public ::testing::Test {
  protected:

@@ -616,13 +616,14 @@ TEST(OutputSafetyMemory, OutOfMemoryExitsFourSayingSo) {
   // 140 MB) does not fit: the allocation fails mid-run. (mesh gen itself refuses such a limit up front, exit 3.)
   const TempDir folder;
   const std::string mesh = folder.file("m.h5");
-  ASSERT_EQ(run(Launch{{"mesh", "gen", "-q", "--kind", "mixed", "--n", "50", "-o", mesh}, {}, {}, {}, {}}).exit_code, 0);
-  const Outcome outcome = run(Launch{
-      {"run", "-q", "--mesh", mesh, "--warmup", "0", "--reps", "1", "--json", folder.file("r.json")},
-      {},
-      rlim_t{128} << 20,
-      {"OMP_NUM_THREADS=1"},
-      {}});
+  ASSERT_EQ(run(Launch{{"mesh", "gen", "-q", "--kind", "mixed", "--n", "50", "-o", mesh}, {}, {}, {}, {}}).exit_code,
+            0);
+  const Outcome outcome =
+      run(Launch{{"run", "-q", "--mesh", mesh, "--warmup", "0", "--reps", "1", "--json", folder.file("r.json")},
+                 {},
+                 rlim_t{128} << 20,
+                 {"OMP_NUM_THREADS=1"},
+                 {}});
   expect_error_line(outcome, 4, {"out of memory"});
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"}) << "no JSON, no temporary";
 }

@@ -54,8 +54,7 @@ TEST(RoeFlux, MultivariateDualOfTenGivesTheFortranJacobian) {
       EXPECT_EQ(flux[m].v, flux[m].v);
       for (int k = 0; k < 10; ++k)
         EXPECT_LE(relative_error(flux[m].d[k], c.jacobian[m][k], scale), 1e-14)
-            << "case " << i << " dF" << m << "/dU" << k << " = " << flux[m].d[k] << " expected "
-            << c.jacobian[m][k];
+            << "case " << i << " dF" << m << "/dU" << k << " = " << flux[m].d[k] << " expected " << c.jacobian[m][k];
     }
   }
 }

@@ -4,13 +4,13 @@
 #include <random>
 #include <set>
 
+#include "gpu/row_blocks.hpp"
 #include "jacobian/compare.hpp"
 #include "mesh/generator.hpp"
 #include "reference/reference.hpp"
+#include "registry/registry.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
-#include "gpu/row_blocks.hpp"
-#include "registry/registry.hpp"
 
 namespace fluxjac {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <map>
 #include <ostream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -375,8 +375,7 @@ TEST(BytesModel, TheStrategiesMoveWhatTheirKernelsReadAndWrite) {
   EXPECT_EQ(node.zeroing_per_node, 0.0) << "the node strategy stores Adiag once: nothing to zero";
   EXPECT_GT(edge.per_node, node.per_node) << "the atomics read and write Adiag; the node strategy only writes it";
   // Linear in the mesh sizes, and the per-edge figure folds nodes in at the paper-size ratio.
-  EXPECT_DOUBLE_EQ(edge.bytes(1030301, 5580300, 11160600),
-                   5580300 * edge.bytes_per_edge(1030301.0 / 5580300.0));
+  EXPECT_DOUBLE_EQ(edge.bytes(1030301, 5580300, 11160600), 5580300 * edge.bytes_per_edge(1030301.0 / 5580300.0));
   for (const std::string& name : kGpuVariants) {
     EXPECT_EQ(work_of(name).strategy("edge").bytes.bytes(3, 5, 10), edge.bytes(3, 5, 10)) << name;
     EXPECT_EQ(work_of(name).strategy("node").bytes.bytes(3, 5, 10), node.bytes(3, 5, 10)) << name;

@@ -89,8 +89,7 @@ constexpr double fp64_flops(const OpCounts& c) {
 /// adds and multiplies less the multiplies contraction absorbs, divisions and square roots as the
 /// instructions of their sequences.
 constexpr double fp64_instructions(const OpCounts& c) {
-  return static_cast<double>(c.add + c.mul - c.fused) +
-         static_cast<double>(c.div) * kDivisionSequence.instructions() +
+  return static_cast<double>(c.add + c.mul - c.fused) + static_cast<double>(c.div) * kDivisionSequence.instructions() +
          static_cast<double>(c.reciprocal) * kReciprocalSequence.instructions() +
          static_cast<double>(c.sqrt) * kSquareRootSequence.instructions();
 }
@@ -132,9 +131,9 @@ struct ProductUses {
 struct CountingState {
   OpCounts counts;
   Reuse reuse = Reuse::kEvery;
-  std::map<OperationKey, std::uint64_t> done;   ///< operation -> identity of its result (kOncePerCall)
+  std::map<OperationKey, std::uint64_t> done;         ///< operation -> identity of its result (kOncePerCall)
   std::map<std::uint64_t, std::uint64_t> product_of;  ///< product or its negation -> the multiply's identity
-  std::map<std::uint64_t, ProductUses> uses;    ///< multiply's identity -> its uses
+  std::map<std::uint64_t, ProductUses> uses;          ///< multiply's identity -> its uses
   std::uint64_t next_id = 1;
 };
 

@@ -72,7 +72,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator+(const Dual<N, R>& a, const Dual<N, R>& b) {
   Dual<N, R> r;
   r.v = a.v + b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] + b.d[i];
   return r;
 }
@@ -80,7 +80,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator-(const Dual<N, R>& a, const Dual<N, R>& b) {
   Dual<N, R> r;
   r.v = a.v - b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] - b.d[i];
   return r;
 }
@@ -88,7 +88,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator-(const Dual<N, R>& a) {
   Dual<N, R> r;
   r.v = -a.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = -a.d[i];
   return r;
 }
@@ -96,7 +96,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator*(const Dual<N, R>& a, const Dual<N, R>& b) {
   Dual<N, R> r;
   r.v = a.v * b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
   return r;
 }
@@ -105,7 +105,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(const Dual<N, R>& a, const D
   Dual<N, R> r;
   r.v = a.v / b.v;
   const R inv = 1.0 / b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) * inv;
   return r;
 }
@@ -133,7 +133,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator-(real_constant<R> a, const Dual<N, R>& b) {
   Dual<N, R> r;
   r.v = a - b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = -b.d[i];
   return r;
 }
@@ -141,7 +141,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator*(const Dual<N, R>& a, real_constant<R> b) {
   Dual<N, R> r;
   r.v = a.v * b;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b;
   return r;
 }
@@ -149,7 +149,7 @@ template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator*(real_constant<R> a, const Dual<N, R>& b) {
   Dual<N, R> r;
   r.v = a * b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a * b.d[i];
   return r;
 }
@@ -158,7 +158,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(const Dual<N, R>& a, real_co
   Dual<N, R> r;
   r.v = a.v / b;
   const R inv = 1.0 / b;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * inv;
   return r;
 }
@@ -167,7 +167,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(real_constant<R> a, const Du
   Dual<N, R> r;
   r.v = a / b.v;
   const R scale = -r.v / b.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = scale * b.d[i];
   return r;
 }
@@ -178,7 +178,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> sqrt(const Dual<N, R>& a) {
   Dual<N, R> r;
   r.v = sqrt(a.v);
   const R half_inv = 0.5 / r.v;
-FLUXJAC_UNROLL
+  FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * half_inv;
   return r;
 }

@@ -227,7 +227,8 @@ struct ExprScale {
   expr_detail::stored_t<A> a;
   real_type v;
   real_type factor;
-  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale(const A& a_, real_type value, real_type scale) : a(a_), v(value), factor(scale) {}
+  FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale(const A& a_, real_type value, real_type scale)
+      : a(a_), v(value), factor(scale) {}
   FLUXJAC_HD FLUXJAC_FORCEINLINE real_type value() const { return v; }
   FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i) * factor; }
 };

@@ -15,7 +15,8 @@ namespace fluxjac {
 inline constexpr int kAoffEntriesPerEdge = 2 * kBlockEntries;
 
 /// The conservative states of nodes `left` and `right` into `edge`.
-__device__ FLUXJAC_FORCEINLINE void load_states(const double* state, node_index left, node_index right, EdgeInput& edge) {
+__device__ FLUXJAC_FORCEINLINE void load_states(const double* state, node_index left, node_index right,
+                                                EdgeInput& edge) {
   FLUXJAC_UNROLL
   for (int k = 0; k < kBlock; ++k) {
     edge.left[k] = __ldg(&state[static_cast<std::int64_t>(left) * kBlock + k]);
@@ -66,7 +67,8 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 /// \brief Assembly kernel of a lane policy: Policy::kLanesPerEdge threads per edge, each calling
 /// Policy::compute(lane, edge, local). Dynamic shared memory: edge_block_shared_bytes(edges_per_block).
 template <class Policy>
-__global__ void __maxnreg__(Policy::kMaxRegisters) assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
+__global__ void __maxnreg__(Policy::kMaxRegisters)
+    assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
@@ -117,8 +119,9 @@ struct NodeBlockShared {
 /// no zeroing, bitwise reproducible) and Aoff[j, i] = -D_ij. Equivalent to the edge-based signs of
 /// docs/design.md 1.1: for i = L, D = JL; for i = R, D = -JR.
 template <class Policy>
-__global__ void __maxnreg__(Policy::kMaxRegisters) node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian,
-                                     int max_entries, int stage_flags) {
+__global__ void __maxnreg__(Policy::kMaxRegisters)
+    node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
+                         int stage_flags) {
   extern __shared__ double shared[];
   const NodeBlockShared block(shared, max_entries);
   constexpr int kLanes = Policy::kLanesPerSide;

@@ -10,11 +10,11 @@ namespace fluxjac {
 
 /// Kernel inputs, read-only during assembly.
 struct DeviceEdges {
-  const node_index* edges;  ///< [n_edges][2] (L, R)
-  const double* normals;    ///< [n_edges][3]
-  const double* areas;      ///< [n_edges]
+  const node_index* edges;    ///< [n_edges][2] (L, R)
+  const double* normals;      ///< [n_edges][3]
+  const double* areas;        ///< [n_edges]
   const std::int32_t* slots;  ///< [n_edges][2]: block index of Aoff[L,R] and Aoff[R,L]
-  const double* state;      ///< [n_nodes][5] conservative
+  const double* state;        ///< [n_nodes][5] conservative
   edge_index n_edges;
 };
 

@@ -53,7 +53,7 @@ FLUXJAC_HD inline void primitive_jacobian(const Primitive<Real>& q, Real dq_dU[k
 /// that a run-time column keeps everything in registers on the GPU.
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void primitive_jacobian_column(const Primitive<Real>& q, int column,
-                                                             Real dq_dUk[kBlock]) {
+                                                              Real dq_dUk[kBlock]) {
   const Real inv_rho = 1.0 / q.rho;
   const Real kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
   dq_dUk[0] = column == 0 ? 1.0 : 0.0;

@@ -100,7 +100,7 @@ struct BasicRoeLinearization {
     const Real sound_energy_left = enthalpy_left_d_p * p_left;
     enthalpy_left = sound_energy_left + 0.5 * ((u_left * u_left + v_left * v_left) + w_left * w_left);
     const Real enthalpy_right = kGammaOverGm1 * (p_right * inverse_rho_right) +
-                                  0.5 * ((u_right * u_right + v_right * v_right) + w_right * w_right);
+                                0.5 * ((u_right * u_right + v_right * v_right) + w_right * w_right);
     enthalpy_left_d_rho = -sound_energy_left * inverse_rho_left;
 
     // ---- Roe averages -----------------------------------------------------------------------------
@@ -286,7 +286,7 @@ struct BasicRoeLinearization {
     }
     const Real c13_d = c1_d + c3_d;
     Real energy_d = ((((c13_d * enthalpy + c13 * enthalpy_d) + c31_d * a_qn) + c31 * (a_d * qn)) + c2_d * kinetic) +
-                      c4_d * shear_energy;
+                    c4_d * shear_energy;
     if constexpr (kRho) {
       const Real shear_energy_d =
           ((vel_d[0] * jump_vel[0] + vel_d[1] * jump_vel[1]) + vel_d[2] * jump_vel[2]) - qn_d * jump_qn;
@@ -339,7 +339,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux_jacobian_hd(const Real left[kBlock]
   roe_hd_detail::add_velocity_column<1>(lin, lin.inverse_rho_left, dflux_dleft);
   roe_hd_detail::add_velocity_column<2>(lin, lin.inverse_rho_left, dflux_dleft);
   const Real kinetic_left = 0.5 * ((lin.vel_left[0] * lin.vel_left[0] + lin.vel_left[1] * lin.vel_left[1]) +
-                                     lin.vel_left[2] * lin.vel_left[2]);
+                                   lin.vel_left[2] * lin.vel_left[2]);
   lin.template flux_derivative<4>(column);
   FLUXJAC_UNROLL
   for (int m = 0; m < kBlock; ++m) {

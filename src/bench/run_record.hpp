@@ -58,10 +58,10 @@ struct RunRecord {
   CaseStatus status = CaseStatus::kOk;
   std::string reason;  ///< why a case was skipped or failed
   Stats assembly_ms, zero_ms;
-  double ns_per_edge = 0.0;        ///< median assembly time per edge
-  double gbytes_per_s = 0.0;       ///< work model bytes over median time
-  double gflops_per_s = 0.0;       ///< work model flops over median time
-  double roofline_fraction = 0.0;  ///< the variant's own floor time (its work model) over median time
+  double ns_per_edge = 0.0;          ///< median assembly time per edge
+  double gbytes_per_s = 0.0;         ///< work model bytes over median time
+  double gflops_per_s = 0.0;         ///< work model flops over median time
+  double roofline_fraction = 0.0;    ///< the variant's own floor time (its work model) over median time
   double time_relative_to_hd = 0.0;  ///< median time over hd's on the same mesh and mode (0: no hd case to compare)
   std::optional<KernelResources> resources;
   bool validated = false;  ///< validation ran (mode full with validation on)

@@ -95,9 +95,10 @@ std::string command_path(const CLI::App& app) {
 }  // namespace
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"fluxjac: assembles the Jacobian of the 3D Roe flux on unstructured edge meshes with\n"
-               "forward-mode AD variants (CPU reference and CUDA), times it and validates it.",
-               "fluxjac"};
+  CLI::App app{
+      "fluxjac: assembles the Jacobian of the 3D Roe flux on unstructured edge meshes with\n"
+      "forward-mode AD variants (CPU reference and CUDA), times it and validates it.",
+      "fluxjac"};
   app.set_version_flag("--version", fmt::format("fluxjac {} ({})", kVersion, kGitRevision));
   app.require_subcommand(1);
   app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it

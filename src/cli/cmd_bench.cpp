@@ -36,8 +36,7 @@ int bench(const BenchOptions& options) {
   const SweepPlan plan = plan_sweep(options.sweep);
   print_notes(plan);
   if (options.dry_run) return print_plan(plan);
-  const SweepResult result =
-      run_sweep(plan, options.sweep, progress_observer(plan, options.quiet, options.reports));
+  const SweepResult result = run_sweep(plan, options.sweep, progress_observer(plan, options.quiet, options.reports));
   return report_sweep(plan, result, options.sweep, options.reports);
 }
 

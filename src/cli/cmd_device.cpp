@@ -9,8 +9,9 @@ namespace fluxjac {
 
 void add_device_command(CLI::App& app, CommandAction& action) {
   CLI::App* device = app.add_subcommand(
-      "device", "Describe GPU 0 and measure its device-to-device copy bandwidth (bytes read + written) and FP64 "
-                "FMA rate: the ceilings against which 'run' reports roofline fractions");
+      "device",
+      "Describe GPU 0 and measure its device-to-device copy bandwidth (bytes read + written) and FP64 "
+      "FMA rate: the ceilings against which 'run' reports roofline fractions");
   device->callback([&action] {
     action = [] {
       const auto ceilings = probe_device();

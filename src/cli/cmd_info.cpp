@@ -10,8 +10,9 @@ namespace fluxjac {
 
 void add_info_command(CLI::App& app, CommandAction& action) {
   CLI::App* info = app.add_subcommand(
-      "info", "Summarize a fluxjac HDF5 file: for a mesh, node/edge counts, edges per node, area range, ordering "
-              "bandwidth and state ranges (density, pressure, Mach); for a Jacobian, its pattern and value ranges");
+      "info",
+      "Summarize a fluxjac HDF5 file: for a mesh, node/edge counts, edges per node, area range, ordering "
+      "bandwidth and state ranges (density, pressure, Mach); for a Jacobian, its pattern and value ranges");
   auto path = std::make_shared<std::string>();
   info->add_option("file", *path, "mesh/state or Jacobian file (.h5)")->required();
   info->callback([&action, path] {

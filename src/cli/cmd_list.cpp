@@ -31,8 +31,8 @@ std::string bytes_per_edge_text(const VariantWork& work) {
 }
 
 nlohmann::ordered_json ops_json(const OpCounts& ops) {
-  return {{"add", ops.add},         {"mul", ops.mul},         {"div", ops.div},         {"reciprocal", ops.reciprocal},
-          {"sqrt", ops.sqrt},       {"compare", ops.compare}, {"fused", ops.fused}};
+  return {{"add", ops.add},   {"mul", ops.mul},         {"div", ops.div},    {"reciprocal", ops.reciprocal},
+          {"sqrt", ops.sqrt}, {"compare", ops.compare}, {"fused", ops.fused}};
 }
 
 nlohmann::ordered_json variant_json(const VariantInfo& info, const std::optional<KernelResources>& resources) {
@@ -100,11 +100,12 @@ int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
                info.threads_per_edge, to_string(info.seeding), assembly, info.work.fp64_per_edge,
                bytes_per_edge_text(info.work), regs, local, shared, threads, info.description);
   }
-  fmt::print("\nflop/edge: FP64 flops of the variant's lane work per edge, counted on the CPU (an FMA is 2 flops, a "
-             "division or square root the flops of its GPU instruction sequence).\nbytes/edge: minimum DRAM traffic "
-             "of each assembly strategy per edge, at the paper-size mesh's {:.4f} nodes per edge.\n"
-             "docs/performance.md, section \"Work model\", defines both.\n",
-             kPaperNodesPerEdge);
+  fmt::print(
+      "\nflop/edge: FP64 flops of the variant's lane work per edge, counted on the CPU (an FMA is 2 flops, a "
+      "division or square root the flops of its GPU instruction sequence).\nbytes/edge: minimum DRAM traffic "
+      "of each assembly strategy per edge, at the paper-size mesh's {:.4f} nodes per edge.\n"
+      "docs/performance.md, section \"Work model\", defines both.\n",
+      kPaperNodesPerEdge);
   const bool any_unbuilt = std::any_of(infos.begin(), infos.end(), [](const auto& i) { return !i.available; });
   if (any_unbuilt)
     fmt::print("\ncuda* = not built: this fluxjac was built without CUDA (its lane mapping is still tested).\n");
@@ -117,10 +118,11 @@ int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
 
 void add_list_command(CLI::App& app, CommandAction& action) {
   CLI::App* list = app.add_subcommand(
-      "list", "List the registered variants: description, backend, threads per edge, seeding, the assembly "
-              "strategy that --assembly auto picks, the declared work (FP64 flops per edge, bytes per edge of "
-              "each strategy) and (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
-              "threads per block");
+      "list",
+      "List the registered variants: description, backend, threads per edge, seeding, the assembly "
+      "strategy that --assembly auto picks, the declared work (FP64 flops per edge, bytes per edge of "
+      "each strategy) and (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
+      "threads per block");
   auto json = std::make_shared<bool>(false);
   list->add_flag("--json", *json, "Print a JSON array, one object per variant, instead of the table");
   list->callback([&action, json] {

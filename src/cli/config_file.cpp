@@ -202,8 +202,9 @@ std::vector<ConfigEntry> read_config_file(const std::string& path) {
 }
 
 void add_config_option(CLI::App& subcommand) {
-  subcommand.add_option("--config", "TOML file of option values (keys are the long option names, e.g. "
-                                    "mesh = \"box.h5\"); options given on the command line override it");
+  subcommand.add_option("--config",
+                        "TOML file of option values (keys are the long option names, e.g. "
+                        "mesh = \"box.h5\"); options given on the command line override it");
 }
 
 std::string config_file_path(const CLI::App& subcommand) {

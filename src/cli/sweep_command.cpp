@@ -61,8 +61,8 @@ void print_tables(std::FILE* out, const std::vector<RunRecord>& records) {
     std::copy_if(records.begin(), records.end(), std::back_inserter(of_mesh),
                  [&](const RunRecord& r) { return r.mesh.name == name; });
     const MeshSummary& m = of_mesh.front().mesh;
-    fmt::print(out, "\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks, ordering {} (bandwidth {})\n", name, m.n_nodes,
-               m.n_edges, m.n_offdiag_blocks, m.order.empty() ? "unknown" : m.order, m.ordering_bandwidth);
+    fmt::print(out, "\nmesh {}: {} nodes, {} edges, {} off-diagonal blocks, ordering {} (bandwidth {})\n", name,
+               m.n_nodes, m.n_edges, m.n_offdiag_blocks, m.order.empty() ? "unknown" : m.order, m.ordering_bandwidth);
     fmt::print(out, "{}", format_table(of_mesh));
   }
 }

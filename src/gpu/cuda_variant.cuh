@@ -27,8 +27,8 @@ class CudaVariant final : public CudaAssembly {
                    const NodeLaunch& launch, int stage_flags) override {
     FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(launch.shared_bytes)));
-    node_assembly_kernel<Policy><<<launch.blocks, launch.threads, launch.shared_bytes>>>(edges, map, jacobian,
-                                                                                        launch.max_entries, stage_flags);
+    node_assembly_kernel<Policy>
+        <<<launch.blocks, launch.threads, launch.shared_bytes>>>(edges, map, jacobian, launch.max_entries, stage_flags);
   }
   cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
     cudaFuncAttributes attributes{};

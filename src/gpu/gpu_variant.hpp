@@ -5,9 +5,9 @@
 // template <class Real> FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>&, int side,
 //                                                           Real scale, Real* block); }
 // (edge-based and node-based lanes; Real is double, or CountingReal when the work model counts them) and
-// registers it with a static VariantRegistrar built by gpu_variant_info<Policy>(...). Variant files are compiled by nvcc in CUDA builds
-// (the policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then listed
-// as unavailable, and its lanes still run on the CPU for the tests.
+// registers it with a static VariantRegistrar built by gpu_variant_info<Policy>(...). Variant files are compiled by
+// nvcc in CUDA builds (the policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then
+// listed as unavailable, and its lanes still run on the CPU for the tests.
 #pragma once
 
 #include <memory>

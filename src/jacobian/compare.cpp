@@ -39,9 +39,11 @@ std::string pattern_difference(const JacobianPattern& a, const JacobianPattern& 
   if (a.n_nodes != b.n_nodes) return fmt::format("node counts differ ({} vs {})", a.n_nodes, b.n_nodes);
   if (a.nnz() != b.nnz()) return fmt::format("block counts differ ({} vs {})", a.nnz(), b.nnz());
   for (std::size_t i = 0; i < a.row_ptr.size(); ++i)
-    if (a.row_ptr[i] != b.row_ptr[i]) return fmt::format("row_ptr[{}] differs ({} vs {})", i, a.row_ptr[i], b.row_ptr[i]);
+    if (a.row_ptr[i] != b.row_ptr[i])
+      return fmt::format("row_ptr[{}] differs ({} vs {})", i, a.row_ptr[i], b.row_ptr[i]);
   for (std::size_t i = 0; i < a.col_idx.size(); ++i)
-    if (a.col_idx[i] != b.col_idx[i]) return fmt::format("col_idx[{}] differs ({} vs {})", i, a.col_idx[i], b.col_idx[i]);
+    if (a.col_idx[i] != b.col_idx[i])
+      return fmt::format("col_idx[{}] differs ({} vs {})", i, a.col_idx[i], b.col_idx[i]);
   return {};
 }
 

@@ -22,8 +22,8 @@ struct Comparison {
   bool same_pattern = false;
   /// First difference of the patterns, or why the matrices do not cover their pattern; empty when neither.
   std::string pattern_message;
-  double adiag_error = 0.0;     ///< max|A - R| / max|R| over Adiag
-  double aoff_error = 0.0;      ///< max|A - R| / max|R| over Aoff
+  double adiag_error = 0.0;  ///< max|A - R| / max|R| over Adiag
+  double aoff_error = 0.0;   ///< max|A - R| / max|R| over Aoff
   bool passed = false;
 };
 

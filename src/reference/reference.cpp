@@ -11,8 +11,8 @@
 #include "ad/dual.hpp"
 #include "assembly/block_signs.hpp"
 #include "physics/roe_flux.hpp"
-#include "util/error.hpp"
 #include "registry/registry.hpp"
+#include "util/error.hpp"
 
 namespace fluxjac {
 
@@ -172,7 +172,7 @@ VariantInfo reference_info() {
 }
 
 const VariantRegistrar registrar(reference_info(),
-    [](const VariantInfo& info) { return std::make_unique<ReferenceVariant>(info); });
+                                 [](const VariantInfo& info) { return std::make_unique<ReferenceVariant>(info); });
 
 }  // namespace
 }  // namespace fluxjac

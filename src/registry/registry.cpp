@@ -14,18 +14,24 @@ const char* to_string(Backend backend) { return backend == Backend::kCpu ? "cpu"
 
 const char* to_string(Seeding seeding) {
   switch (seeding) {
-    case Seeding::kSeededPrimitive: return "seeded (Alg. 3)";
-    case Seeding::kDirectConservative: return "direct (Alg. 4)";
-    case Seeding::kAnalytic: return "analytic";
+    case Seeding::kSeededPrimitive:
+      return "seeded (Alg. 3)";
+    case Seeding::kDirectConservative:
+      return "direct (Alg. 4)";
+    case Seeding::kAnalytic:
+      return "analytic";
   }
   return "?";
 }
 
 const char* to_string(AssemblyMode mode) {
   switch (mode) {
-    case AssemblyMode::kFull: return "full";
-    case AssemblyMode::kComputeOnly: return "compute-only";
-    case AssemblyMode::kScatterOnly: return "scatter-only";
+    case AssemblyMode::kFull:
+      return "full";
+    case AssemblyMode::kComputeOnly:
+      return "compute-only";
+    case AssemblyMode::kScatterOnly:
+      return "scatter-only";
   }
   return "?";
 }
@@ -54,9 +60,12 @@ AssemblyMode parse_assembly_mode(const std::string& text) {
 
 const char* to_string(AssemblyStrategy strategy) {
   switch (strategy) {
-    case AssemblyStrategy::kAuto: return "auto";
-    case AssemblyStrategy::kEdge: return "edge";
-    case AssemblyStrategy::kNode: return "node";
+    case AssemblyStrategy::kAuto:
+      return "auto";
+    case AssemblyStrategy::kEdge:
+      return "edge";
+    case AssemblyStrategy::kNode:
+      return "node";
   }
   return "?";
 }
@@ -88,7 +97,8 @@ std::vector<VariantInfo> Registry::list() const {
 bool Registry::contains(const std::string& name) const { return find(name) != nullptr; }
 
 const VariantInfo* Registry::find(const std::string& name) const {
-  const auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.info.name == name; });
+  const auto found =
+      std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.info.name == name; });
   return found == entries_.end() ? nullptr : &found->info;
 }
 

@@ -68,7 +68,8 @@ struct TimingOptions {
   int warmup = 2;
   int reps = 10;
   AssemblyMode mode = AssemblyMode::kFull;
-  int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy) per block; 0 = default
+  int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy)
+                            ///< per block; 0 = default
   AssemblyStrategy strategy = AssemblyStrategy::kAuto;
   /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
   /// report progress through it.

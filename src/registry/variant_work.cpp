@@ -49,12 +49,12 @@ BasicEdgeInput<CountingReal> counting_edge() {
 
 BytesModel edge_strategy_bytes() {
   BytesModel model;
-  model.per_edge = 2 * kNodeId      // edges: (L, R)
-                   + 3 * kDouble    // normals
-                   + kDouble        // areas
-                   + 2 * kInt32;    // slots of Aoff[L,R] and Aoff[R,L]
-  model.per_block = kBlockEntries * kFloat;  // the Aoff block, stored once
-  model.per_node = kBlock * kDouble          // state, read once (its other reads hit the caches)
+  model.per_edge = 2 * kNodeId                     // edges: (L, R)
+                   + 3 * kDouble                   // normals
+                   + kDouble                       // areas
+                   + 2 * kInt32;                   // slots of Aoff[L,R] and Aoff[R,L]
+  model.per_block = kBlockEntries * kFloat;        // the Aoff block, stored once
+  model.per_node = kBlock * kDouble                // state, read once (its other reads hit the caches)
                    + 2 * kBlockEntries * kDouble;  // Adiag: the atomics read and write each block once in L2
   model.zeroing_per_node = kBlockEntries * kDouble;
   return model;
@@ -62,12 +62,12 @@ BytesModel edge_strategy_bytes() {
 
 BytesModel node_strategy_bytes() {
   BytesModel model;
-  model.per_block = kNodeId                  // col_idx: the other node j
-                    + kInt32                 // entry_transpose: the slot of Aoff[j, i]
-                    + 4 * kDouble            // entry_face: normal seen from i, and area
+  model.per_block = kNodeId                    // col_idx: the other node j
+                    + kInt32                   // entry_transpose: the slot of Aoff[j, i]
+                    + 4 * kDouble              // entry_face: normal seen from i, and area
                     + kBlockEntries * kFloat;  // the Aoff block, stored once
-  model.per_node = kInt32                   // row_ptr
-                   + kBlock * kDouble       // state, read once
+  model.per_node = kInt32                      // row_ptr
+                   + kBlock * kDouble          // state, read once
                    + kBlockEntries * kDouble;  // Adiag, stored once: no read, no zeroing
   return model;
 }
@@ -77,7 +77,7 @@ BytesModel reference_bytes() {
   model.per_edge = 2 * kNodeId + 3 * kDouble + kDouble + 2 * sizeof(block_offset);  // the pattern's slots are 64-bit
   model.per_block = kBlockEntries * kFloat;
   model.per_node = kBlock * kDouble + 2 * kBlockEntries * kDouble;  // Adiag += in edge order
-  model.zeroing_per_node = kBlockEntries * kDouble;                  // Jacobian::resize zero-fills
+  model.zeroing_per_node = kBlockEntries * kDouble;                 // Jacobian::resize zero-fills
   return model;
 }
 
