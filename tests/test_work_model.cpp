@@ -236,8 +236,9 @@ TEST(CountingRealValues, EveryLaneRoutineGivesTheBitsOfDoubleOnTheFortranVectors
 TEST(CountingRealValues, TheReferenceDualTenFluxGivesTheBitsOfDouble) {
   for (const test::FluxCase& c : test::load_flux_cases()) {
     double flux[kBlock], jacobian[kBlock][2 * kBlock];
-    test::dual10_jacobian(c.left.data(), c.right.data(), FaceNormal{c.normal[0], c.normal[1], c.normal[2]}, flux,
-                          jacobian);
+    const FaceNormal face{c.normal[0], c.normal[1], c.normal[2]};
+    roe_flux_conservative(c.left.data(), c.right.data(), face, flux);
+    test::reference_face_jacobian(c.left.data(), c.right.data(), face, jacobian);
     using D = Dual<10, C>;
     D left[kBlock], right[kBlock], counted[kBlock];
     for (int k = 0; k < kBlock; ++k) {
