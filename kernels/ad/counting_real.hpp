@@ -26,8 +26,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <map>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "types.hpp"
 
@@ -106,17 +107,29 @@ enum class Op : int { kAdd, kSub, kMul, kDiv, kSqrt, kNeg, kLess, kLessEqual };
 struct OperandKey {
   bool literal;
   std::uint64_t payload;
+  bool operator==(const OperandKey& o) const { return literal == o.literal && payload == o.payload; }
   bool operator<(const OperandKey& o) const { return literal != o.literal ? literal < o.literal : payload < o.payload; }
 };
 
 struct OperationKey {
   Op op;
   OperandKey a, b;
-  bool operator<(const OperationKey& o) const {
-    if (op != o.op) return op < o.op;
-    if (a < o.a || o.a < a) return a < o.a;
-    return b < o.b;
+  bool operator==(const OperationKey& o) const { return op == o.op && a == o.a && b == o.b; }
+};
+
+struct OperationKeyHash {
+  std::size_t operator()(const OperationKey& k) const {
+    std::uint64_t h = static_cast<std::uint64_t>(k.op) * 0x9E3779B97F4A7C15ull;
+    for (const OperandKey& operand : {k.a, k.b})
+      h = (h ^ (operand.payload + (operand.literal ? 0x632BE59BD9B4E019ull : 0))) * 0xBF58476D1CE4E5B9ull;
+    return static_cast<std::size_t>(h ^ (h >> 31));
   }
+};
+
+/// What an operation produced: the identity of its result and the multiply it is a product of (0 if none).
+struct Produced {
+  std::uint64_t id;
+  std::uint64_t product;
 };
 
 /// How the adds and the other operations of one count use a product (a counted multiply).
@@ -131,10 +144,17 @@ struct ProductUses {
 struct CountingState {
   OpCounts counts;
   Reuse reuse = Reuse::kEvery;
-  std::map<OperationKey, std::uint64_t> done;         ///< operation -> identity of its result (kOncePerCall)
-  std::map<std::uint64_t, std::uint64_t> product_of;  ///< product or its negation -> the multiply's identity
-  std::map<std::uint64_t, ProductUses> uses;          ///< multiply's identity -> its uses
+  std::unordered_map<OperationKey, Produced, OperationKeyHash> done;  ///< kOncePerCall: what each operation made
+  std::uint64_t first_id = 1;                                         ///< the first identity made in the current count
+  std::vector<ProductUses> uses;  ///< by identity - first_id: the uses of each product made in the current count
   std::uint64_t next_id = 1;
+
+  /// The uses of a product of the current count; nullptr for one made before it (no product to this count).
+  ProductUses* uses_of(std::uint64_t product) {
+    if (product < first_id) return nullptr;
+    if (product - first_id >= uses.size()) uses.resize(product - first_id + 1);
+    return &uses[product - first_id];
+  }
 };
 
 inline CountingState& state() {
@@ -144,17 +164,18 @@ inline CountingState& state() {
 
 }  // namespace counting_detail
 
-/// \brief Runs `work` and returns the operations that CountingReal did meanwhile on this thread.
+/// \brief Runs `work` and returns the operations that CountingReal did meanwhile on this thread. Counts nest (an
+/// outer count includes its inner ones); contraction is tracked within each count.
 template <class Work>
 OpCounts count_operations(Work&& work, Reuse reuse = Reuse::kEvery) {
   counting_detail::CountingState& counting = counting_detail::state();
   counting_detail::CountingState outer;
   std::swap(outer, counting);
-  counting.next_id = outer.next_id;
+  counting.first_id = counting.next_id = outer.next_id;
   counting.reuse = reuse;
   work();
   OpCounts inner = counting.counts;
-  for (const auto& [id, uses] : counting.uses)
+  for (const counting_detail::ProductUses& uses : counting.uses)
     if (uses.fused > 0 && uses.other == 0) ++inner.fused;
   outer.next_id = counting.next_id;
   outer.counts += inner;
@@ -170,7 +191,7 @@ class CountingReal {
   /// A literal: a constant of the source.
   FLUXJAC_HD constexpr CountingReal(double x) : value_(x) {}  // NOLINT(google-explicit-constructor)
   /// \brief A run-time value (an input of the lane work): operations on it are counted.
-  static CountingReal input(double x) { return {x, false, counting_detail::state().next_id++}; }
+  static CountingReal input(double x) { return {x, false, {counting_detail::state().next_id++, 0}}; }
 
   FLUXJAC_HD double value() const { return value_; }
   FLUXJAC_HD bool is_literal() const { return literal_; }
@@ -216,7 +237,8 @@ class CountingReal {
   FLUXJAC_HD friend bool operator>=(const CountingReal& a, const CountingReal& b) { return b <= a; }
 
  private:
-  FLUXJAC_HD constexpr CountingReal(double x, bool literal, std::uint64_t id) : value_(x), literal_(literal), id_(id) {}
+  FLUXJAC_HD constexpr CountingReal(double x, bool literal, counting_detail::Produced made)
+      : value_(x), literal_(literal), id_(made.id), product_(made.product) {}
 
   /// \brief The result of one operation: folded if its operands are literals, reused if done before in this
   /// count (Reuse::kOncePerCall), otherwise counted and given a new identity.
@@ -225,15 +247,15 @@ class CountingReal {
     const bool unary = op == counting_detail::Op::kNeg || op == counting_detail::Op::kSqrt;
     if (a.literal_ && (unary || b.literal_)) return result;
 #if defined(__CUDA_ARCH__)
-    return {result, false, 0};  // device code never counts (and never runs on CountingReal)
+    return {result, false, {0, 0}};  // device code never counts (and never runs on CountingReal)
 #else
     return {result, false, record(op, a, unary ? CountingReal() : b)};
 #endif
   }
 
   /// \brief Host side of operation(): the reuse table, the counters and the uses of products; returns the
-  /// identity of the result.
-  static std::uint64_t record(counting_detail::Op op, const CountingReal& a, const CountingReal& b) {
+  /// identity of the result and the multiply it is a product of.
+  static counting_detail::Produced record(counting_detail::Op op, const CountingReal& a, const CountingReal& b) {
     using counting_detail::Op;
     counting_detail::CountingState& counting = counting_detail::state();
     counting_detail::OperationKey key{op, a.key(), b.key()};
@@ -242,14 +264,14 @@ class CountingReal {
       const auto done = counting.done.find(key);
       if (done != counting.done.end()) return done->second;
     }
-    const std::uint64_t id = counting.next_id++;
-    if (counting.reuse == Reuse::kOncePerCall) counting.done.emplace(key, id);
+    counting_detail::Produced made{counting.next_id++, 0};
 
     // An add absorbs one product operand (the first); every other use of a product is one it must exist for.
-    const std::uint64_t product_a = a.product(), product_b = b.product();
+    counting_detail::ProductUses* uses_a = counting.uses_of(a.product_);
+    counting_detail::ProductUses* uses_b = counting.uses_of(b.product_);
     const bool additive = op == Op::kAdd || op == Op::kSub;
-    if (product_a) ++(additive ? counting.uses[product_a].fused : counting.uses[product_a].other);
-    if (product_b) ++(additive && !product_a ? counting.uses[product_b].fused : counting.uses[product_b].other);
+    if (uses_a) ++(additive ? uses_a->fused : uses_a->other);
+    if (uses_b) ++(additive && !uses_a ? uses_b->fused : uses_b->other);
 
     OpCounts& counts = counting.counts;
     switch (op) {
@@ -259,8 +281,8 @@ class CountingReal {
         break;
       case Op::kMul:
         ++counts.mul;
-        counting.product_of[id] = id;
-        counting.uses[id];
+        made.product = made.id;
+        counting.uses_of(made.id);
         break;
       case Op::kDiv:
         ++(a.literal_ && a.value_ == 1.0 ? counts.reciprocal : counts.div);
@@ -269,9 +291,9 @@ class CountingReal {
         ++counts.sqrt;
         break;
       case Op::kNeg:  // free; a negated product is still that product to an add
-        if (product_a) {
-          --counting.uses[product_a].other;  // the negation itself is no use
-          counting.product_of[id] = product_a;
+        if (uses_a) {
+          --uses_a->other;  // the negation itself is no use
+          made.product = a.product_;
         }
         break;
       case Op::kLess:
@@ -279,15 +301,8 @@ class CountingReal {
         ++counts.compare;
         break;
     }
-    return id;
-  }
-
-  /// The multiply this value is the product (or negated product) of, counted in the current count; 0 if none.
-  std::uint64_t product() const {
-    if (literal_) return 0;
-    const auto& product_of = counting_detail::state().product_of;
-    const auto found = product_of.find(id_);
-    return found == product_of.end() ? 0 : found->second;
+    if (counting.reuse == Reuse::kOncePerCall) counting.done.emplace(key, made);
+    return made;
   }
 
   counting_detail::OperandKey key() const {
@@ -298,8 +313,9 @@ class CountingReal {
   }
 
   double value_ = 0.0;
-  bool literal_ = true;   ///< a constant of the source, or computed from constants only
-  std::uint64_t id_ = 0;  ///< identity of a run-time value (0 for literals)
+  bool literal_ = true;        ///< a constant of the source, or computed from constants only
+  std::uint64_t id_ = 0;       ///< identity of a run-time value (0 for literals)
+  std::uint64_t product_ = 0;  ///< the multiply this value is the product (or negated product) of; 0 if none
 };
 
 }  // namespace fluxjac

@@ -42,7 +42,7 @@ nlohmann::ordered_json variant_json(const VariantInfo& info, const std::optional
   for (const auto& [name, strategy] : info.work.strategies) {
     bytes_per_edge[name] = strategy.bytes.bytes_per_edge();
     strategies[name] = {{"fp64_per_edge", strategy.fp64_flops_per_edge()},
-                        {"fp64_instructions_per_edge", fp64_instructions(strategy.ops())},
+                        {"fp64_instructions_per_edge", strategy.fp64_instructions_per_edge()},
                         {"fp64_per_edge_as_written", fp64_flops(strategy.lanes.written + strategy.assembly_ops)},
                         {"assembly_ops", ops_json(strategy.assembly_ops)},
                         {"bytes_per_edge", strategy.bytes.per_edge},
