@@ -9,6 +9,7 @@
 #include <metis.h>
 #endif
 
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -17,28 +18,17 @@ namespace {
 /// METIS's random seed: fixed, so that one mesh always gives the same parts (on one METIS build).
 constexpr int kMetisSeed = 1;
 
-/// Rows of edges by their L node (a counting sort), each row sorted by R. The edge ids of row i are
-/// order[row_start[i]] .. order[row_start[i + 1] - 1]. (src/util/bucket_sort.hpp, once on main, is the home of the
-/// counting sort; ordering.cpp's renumber_nodes has the same two steps.)
-struct EdgeRows {
-  std::vector<edge_index> row_start;  ///< [n_nodes + 1]
-  std::vector<edge_index> order;      ///< [n_edges]
-};
-
-EdgeRows sort_edges_by_left_then_right(std::int64_t n_nodes, const std::vector<node_index>& left,
-                                       const std::vector<node_index>& right) {
+/// Rows of edges by their L node (util/bucket_sort.hpp), each row sorted by R: the edge ids of row i are
+/// values[start[i]] .. values[start[i + 1] - 1].
+Buckets<edge_index> sort_edges_by_left_then_right(std::int64_t n_nodes, const std::vector<node_index>& left,
+                                                  const std::vector<node_index>& right) {
   const edge_index n_edges = static_cast<edge_index>(left.size());
-  EdgeRows rows;
-  rows.row_start.assign(static_cast<std::size_t>(n_nodes) + 1, 0);
-  for (edge_index e = 0; e < n_edges; ++e) ++rows.row_start[left[e] + 1];
-  for (std::int64_t i = 0; i < n_nodes; ++i) rows.row_start[i + 1] += rows.row_start[i];
-  rows.order.resize(static_cast<std::size_t>(n_edges));
-  std::vector<edge_index> cursor(rows.row_start.begin(), rows.row_start.end() - 1);
-  for (edge_index e = 0; e < n_edges; ++e) rows.order[cursor[left[e]]++] = e;
+  Buckets<edge_index> rows = bucket_by_key<edge_index>(n_nodes, [&](auto&& add) {
+    for (edge_index e = 0; e < n_edges; ++e) add(left[e], e);
+  });
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t node = 0; node < n_nodes; ++node)
-    std::sort(rows.order.begin() + rows.row_start[node], rows.order.begin() + rows.row_start[node + 1],
-              [&](edge_index x, edge_index y) { return right[x] < right[y]; });
+    std::sort(rows.begin(node), rows.end(node), [&](edge_index x, edge_index y) { return right[x] < right[y]; });
   return rows;
 }
 
@@ -66,20 +56,14 @@ NodePartition metis_kway(const EdgeMesh& mesh, int parts) {
          n_nodes, n_edges, n_nodes + 2 * n_edges, IDXTYPEWIDTH, kMaxIndex);
 
   // ---- the node graph in CSR form, both directions of every edge ---------------------------------------
-  std::vector<idx_t> xadj(static_cast<std::size_t>(n_nodes) + 1, 0);
-  for (edge_index e = 0; e < n_edges; ++e) {
-    ++xadj[mesh.left(e) + 1];
-    ++xadj[mesh.right(e) + 1];
-  }
-  for (std::int64_t i = 0; i < n_nodes; ++i) xadj[i + 1] += xadj[i];
-  std::vector<idx_t> adjncy(static_cast<std::size_t>(xadj.back()));
-  {
-    std::vector<idx_t> cursor(xadj.begin(), xadj.end() - 1);
+  Buckets<idx_t> graph = bucket_by_key<idx_t>(n_nodes, [&](auto&& add) {
     for (edge_index e = 0; e < n_edges; ++e) {
-      adjncy[cursor[mesh.left(e)]++] = mesh.right(e);
-      adjncy[cursor[mesh.right(e)]++] = mesh.left(e);
+      add(mesh.left(e), static_cast<idx_t>(mesh.right(e)));
+      add(mesh.right(e), static_cast<idx_t>(mesh.left(e)));
     }
-  }
+  });
+  std::vector<idx_t> xadj(graph.start.begin(), graph.start.end());
+  std::vector<idx_t>& adjncy = graph.values;
   std::vector<idx_t> weights(static_cast<std::size_t>(n_nodes));
   for (std::int64_t i = 0; i < n_nodes; ++i) weights[i] = 1 + (xadj[i + 1] - xadj[i]);
 
@@ -217,18 +201,16 @@ PartitionedMesh renumber_by_part(const EdgeMesh& mesh, const NodePartition& part
   layout.parts = parts;
 
   // ---- nodes: part by part, each part in its nodes' previous order (a stable counting sort) -------------
-  layout.node_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
-  for (const std::int32_t part : partition.part_of_node) ++layout.node_offsets[part + 1];
-  for (std::int64_t p = 0; p < parts; ++p) layout.node_offsets[p + 1] += layout.node_offsets[p];
+  const Buckets<std::int64_t> nodes_of_part = bucket_by_key<std::int64_t>(parts, [&](auto&& add) {
+    for (std::int64_t old = 0; old < n_nodes; ++old) add(partition.part_of_node[old], old);
+  });
+  layout.node_offsets = nodes_of_part.start;
   result.new_id_of_old.resize(static_cast<std::size_t>(n_nodes));
   layout.original_node.resize(static_cast<std::size_t>(n_nodes));
-  {
-    std::vector<std::int64_t> cursor(layout.node_offsets.begin(), layout.node_offsets.end() - 1);
-    for (std::int64_t old = 0; old < n_nodes; ++old) {
-      const std::int64_t id = cursor[partition.part_of_node[old]]++;
-      result.new_id_of_old[old] = static_cast<node_index>(id);
-      layout.original_node[id] = original_of_input.empty() ? old : original_of_input[old];
-    }
+  for (std::int64_t id = 0; id < n_nodes; ++id) {
+    const std::int64_t old = nodes_of_part.values[id];
+    result.new_id_of_old[old] = static_cast<node_index>(id);
+    layout.original_node[id] = original_of_input.empty() ? old : original_of_input[old];
   }
   EdgeMesh& renumbered = result.mesh;
   renumbered.n_nodes = n_nodes;
@@ -242,20 +224,20 @@ PartitionedMesh renumber_by_part(const EdgeMesh& mesh, const NodePartition& part
     left[e] = result.new_id_of_old[mesh.left(e)];
     right[e] = result.new_id_of_old[mesh.right(e)];
   }
-  const EdgeRows rows = sort_edges_by_left_then_right(n_nodes, left, right);
+  const Buckets<edge_index> rows = sort_edges_by_left_then_right(n_nodes, left, right);
   renumbered.edges.resize(mesh.edges.size());
   renumbered.normals.resize(mesh.normals.size());
   renumbered.areas.resize(mesh.areas.size());
 #pragma omp parallel for schedule(static)
   for (edge_index e = 0; e < n_edges; ++e) {
-    const edge_index old = rows.order[e];
+    const edge_index old = rows.values[e];
     renumbered.edges[2 * e] = left[old];
     renumbered.edges[2 * e + 1] = right[old];
     for (int d = 0; d < 3; ++d) renumbered.normals[3 * e + d] = mesh.normals[3 * old + d];
     renumbered.areas[e] = mesh.areas[old];
   }
   layout.edge_offsets.resize(static_cast<std::size_t>(parts) + 1);
-  for (std::int64_t p = 0; p <= parts; ++p) layout.edge_offsets[p] = rows.row_start[layout.node_offsets[p]];
+  for (std::int64_t p = 0; p <= parts; ++p) layout.edge_offsets[p] = rows.start[layout.node_offsets[p]];
 
   derive_ghost_layer(renumbered, layout);
   return result;
