@@ -1,12 +1,12 @@
 #include "registry/registry.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -35,24 +35,6 @@ const char* to_string(AssemblyMode mode) {
   }
   return "?";
 }
-
-namespace {
-
-/// \brief The value whose to_string is `text`; otherwise a usage error listing the names ("use a, b or c").
-template <class Enum>
-Enum parse_named(const std::string& text, std::initializer_list<Enum> values, const char* what) {
-  std::string names;
-  std::size_t index = 0;
-  for (Enum value : values) {
-    if (text == to_string(value)) return value;
-    names += (index == 0 ? "" : index + 1 == values.size() ? " or " : ", ");
-    names += to_string(value);
-    ++index;
-  }
-  fail(ExitCode::kUsage, "unknown {} '{}': use {}", what, text, names);
-}
-
-}  // namespace
 
 AssemblyMode parse_assembly_mode(const std::string& text) {
   return parse_named(text, {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}, "mode");
