@@ -13,9 +13,10 @@ set -euo pipefail
 FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian packages of docs/design.md 8: the build (compiler, CMake, Ninja, HDF5, CLI11, fmt, nlohmann-json, GoogleTest),
-# METIS (for `fluxjac mesh partition`), clang-format (the format check) and the Python scripts (h5py, NumPy, Matplotlib).
+# METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format (the format check) and the
+# Python scripts (h5py, NumPy, Matplotlib).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-                  libmetis-dev clang-format pkg-config python3-h5py python3-numpy
+                  libmetis-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py python3-numpy
                   python3-matplotlib python3-meshio gmsh)
 
 # Prints one visible step line on stderr.

@@ -175,9 +175,9 @@ struct CommandResult {
 };
 
 #ifdef FLUXJAC_EXECUTABLE
-/// \brief Runs `fluxjac ARGS` (arguments already shell-quoted where needed).
-inline CommandResult run_fluxjac(const std::string& args) {
-  const std::string command = std::string("'") + FLUXJAC_EXECUTABLE + "' " + args + " 2>&1";
+/// \brief Runs a shell command line, collecting stdout and stderr.
+inline CommandResult run_command(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
@@ -187,6 +187,35 @@ inline CommandResult run_fluxjac(const std::string& args) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+/// \brief Runs `fluxjac ARGS` (arguments already shell-quoted where needed).
+inline CommandResult run_fluxjac(const std::string& args) {
+  return run_command(std::string("'") + FLUXJAC_EXECUTABLE + "' " + args);
+}
+
+/// \brief Why `mpirun fluxjac` cannot be tested here (a build without MPI); empty when it can.
+inline std::string mpi_unavailable_reason() {
+#ifdef FLUXJAC_MPIEXEC
+  return {};
+#else
+  return "this build has no MPI (install libopenmpi-dev and openmpi-bin, and rebuild): skipped";
+#endif
+}
+
+/// \brief Runs `mpirun -np RANKS fluxjac ARGS`, oversubscribed (more ranks than cores is fine for tests), as root
+/// too, with Open MPI's single-copy shared memory off (containers often forbid the ptrace it needs).
+inline CommandResult run_fluxjac_mpi(int ranks, const std::string& args) {
+#ifdef FLUXJAC_MPIEXEC
+  const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                               "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 "
+                               "'" FLUXJAC_MPIEXEC "' -np " + std::to_string(ranks) + " '" + FLUXJAC_EXECUTABLE + "' ";
+  return run_command(launcher + args);
+#else
+  (void)ranks;
+  (void)args;
+  return {};
+#endif
 }
 #else
 // Only the cli and gpu test binaries know the executable (tests/CMakeLists.txt): a test elsewhere that runs it

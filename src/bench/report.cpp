@@ -1,5 +1,6 @@
 #include "bench/report.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 
@@ -26,6 +27,7 @@ struct Column {
   const char* table_number = "{}";  ///< fmt format of a fractional number in the table
   double table_scale = 1.0;         ///< 100 shows a fraction as a percentage
   bool names_case = false;          ///< kept on the table line of a case that did not run
+  bool many_ranks = false;          ///< in the table only when a record ran on many ranks (or in a scaling sweep)
 
   Column in_table(const char* table_heading, int table_width, const char* format = "{}", double scale = 1.0) const {
     Column c = *this;
@@ -38,6 +40,11 @@ struct Column {
   Column naming_case(const char* table_heading, int table_width) const {
     Column c = in_table(table_heading, table_width);
     c.names_case = true;
+    return c;
+  }
+  Column of_many_ranks() const {
+    Column c = *this;
+    c.many_ranks = true;
     return c;
   }
   Column as_verdict() const {
@@ -81,6 +88,14 @@ const std::vector<Column>& columns() {
       {"local_bytes", "/resources/local_bytes"},
       {"shared_bytes", "/resources/shared_bytes"},
       {"block_threads", "/resources/block_threads"},
+      Column{"ranks", "/ranks"}.in_table("ranks", 5).of_many_ranks(),
+      Column{"halo_median_ms", "/parallel/halo_ms/median", "{:.6f}"}.in_table("halo ms", 9, "{:.4f}").of_many_ranks(),
+      {"rank_max_ms", "/parallel/rank_assembly_ms/max", "{:.6f}"},
+      {"rank_min_ms", "/parallel/rank_assembly_ms/min", "{:.6f}"},
+      {"halo_transport", "/parallel/halo_transport"},
+      {"edge_cut", "/parallel/partition/edge_cut"},
+      {"scaling", "/parallel/scaling"},
+      Column{"efficiency", "/parallel/efficiency", "{:.4f}"}.in_table("eff", 6, "{:.1f}%", 100.0).of_many_ranks(),
       Column{"adiag_error", "/validation/adiag_error", "{:.3e}"}.in_table("Adiag err", 10, "{:.2e}"),
       Column{"aoff_error", "/validation/aoff_error", "{:.3e}"}.in_table("Aoff err", 10, "{:.2e}"),
       Column{"validation", "/validation/passed"}.as_verdict().in_table("valid", 6),
@@ -166,9 +181,13 @@ void dump_to(std::string& out, const ordered_json& value, int depth, int expand_
 }  // namespace
 
 std::string format_table(const std::vector<RunRecord>& records) {
+  const bool many_ranks = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
+    return r.parallel.ranks > 1 || !r.parallel.scaling.empty();
+  });
+  const auto shown = [many_ranks](const Column& column) { return column.heading && (many_ranks || !column.many_ranks); };
   std::string out;
   for (const Column& column : columns()) {
-    if (!column.heading) continue;
+    if (!shown(column)) continue;
     if (!out.empty()) out += ' ';
     out += padded(column.heading, column.width);
   }
@@ -178,7 +197,7 @@ std::string format_table(const std::vector<RunRecord>& records) {
     const bool ran = record.status == CaseStatus::kOk;
     std::string line;
     for (const Column& column : columns()) {
-      if (!column.heading || (!ran && !column.names_case)) continue;
+      if (!shown(column) || (!ran && !column.names_case)) continue;
       if (!line.empty()) line += ' ';
       line += table_cell(column, run);
     }

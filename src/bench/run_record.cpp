@@ -15,8 +15,11 @@ namespace {
 
 using nlohmann::ordered_json;
 
+/// The work of one GPU: on many ranks, the mean share of the whole mesh.
 WorkCase work_case_of(const RunRecord& record) {
-  return {record.variant, record.assembly, record.mesh.n_nodes, record.mesh.n_edges, record.mesh.n_offdiag_blocks};
+  const std::int64_t ranks = std::max(1, record.parallel.ranks);
+  return {record.variant, record.assembly, record.mesh.n_nodes / ranks, record.mesh.n_edges / ranks,
+          record.mesh.n_offdiag_blocks / ranks};
 }
 
 std::string utc_now() {
@@ -78,6 +81,31 @@ ordered_json model_json(const std::vector<RunRecord>& records) {
     model[r.variant] = std::move(strategies);
   }
   return model;
+}
+
+/// The many-rank figures of a record, null for a single process.
+ordered_json parallel_json(const RunRecord& r) {
+  const ParallelFigures& p = r.parallel;
+  if (p.ranks <= 1 && p.scaling.empty()) return nullptr;
+  const bool ok = r.status == CaseStatus::kOk;
+  const PartitionSummary& part = p.partition;
+  return {{"halo_ms", ok && p.ranks > 1 ? stats_json(p.halo_ms) : ordered_json()},
+          {"halo_transport", p.halo_transport},
+          {"rank_assembly_ms", ok && p.ranks > 1 ? ordered_json{{"min", p.rank_median_ms.min},
+                                                                {"mean", p.rank_median_ms.median},
+                                                                {"max", p.rank_median_ms.max}}
+                                                 : ordered_json()},
+          {"ns_per_edge_per_gpu", ok ? ordered_json(r.ns_per_edge * p.ranks) : ordered_json()},
+          {"partition", p.ranks > 1 ? ordered_json{{"source", part.source},
+                                                   {"edge_cut", part.edge_cut},
+                                                   {"ghosts_min", part.ghosts_min},
+                                                   {"ghosts_max", part.ghosts_max},
+                                                   {"ghosts_total", part.ghosts_total},
+                                                   {"edge_imbalance", part.edge_imbalance},
+                                                   {"node_imbalance", part.node_imbalance}}
+                                    : ordered_json()},
+          {"scaling", p.scaling.empty() ? ordered_json() : ordered_json(p.scaling)},
+          {"efficiency", p.efficiency > 0 ? ordered_json(p.efficiency) : ordered_json()}};
 }
 
 }  // namespace
@@ -174,7 +202,9 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"roofline_fraction", r.roofline_fraction > 0 ? ordered_json(r.roofline_fraction) : ordered_json()},
          {"time_relative_to_hd", r.time_relative_to_hd > 0 ? ordered_json(r.time_relative_to_hd) : ordered_json()},
          {"resources", resources},
-         {"validation", validation}};
+         {"validation", validation},
+         {"ranks", r.parallel.ranks},
+         {"parallel", parallel_json(r)}};
 }
 
 ordered_json results_document(const std::vector<RunRecord>& records, const std::optional<DeviceCeilings>& device) {

@@ -13,6 +13,7 @@
 
 #include "bench/device_probe.hpp"
 #include "jacobian/compare.hpp"
+#include "parallel/local_part.hpp"
 #include "registry/registry.hpp"
 
 namespace fluxjac {
@@ -44,6 +45,17 @@ struct MeshSummary {
 enum class CaseStatus { kOk, kSkipped, kFailed };
 const char* to_string(CaseStatus status);
 
+/// \brief How a run on many ranks shared the work (docs/design.md 9); ranks == 1 for a single process.
+struct ParallelFigures {
+  int ranks = 1;
+  Stats halo_ms;         ///< the slowest rank's ghost exchange, per repetition
+  Stats rank_median_ms;  ///< each rank's median assembly time: min, mean (in the median field) and max over ranks
+  std::string halo_transport;  ///< "MPI", "NCCL" or "MPI via host"
+  PartitionSummary partition;
+  std::string scaling;      ///< "weak" or "strong" in a scaling sweep, else empty
+  double efficiency = 0.0;  ///< parallel efficiency against the one-rank case of the scaling sweep (0: none)
+};
+
 /// \brief One variant run on one mesh with one mode and tuning: everything the table, CSV and JSON show.
 struct RunRecord {
   MeshSummary mesh;
@@ -57,7 +69,7 @@ struct RunRecord {
   int warmup = 0, reps = 0;
   CaseStatus status = CaseStatus::kOk;
   std::string reason;  ///< why a case was skipped or failed
-  Stats assembly_ms, zero_ms;
+  Stats assembly_ms, zero_ms;        ///< on many ranks: the slowest rank's, per repetition
   double ns_per_edge = 0.0;          ///< median assembly time per edge
   double gbytes_per_s = 0.0;         ///< work model bytes over median time
   double gflops_per_s = 0.0;         ///< work model flops over median time
@@ -67,6 +79,7 @@ struct RunRecord {
   bool validated = false;  ///< validation ran (mode full with validation on)
   Tolerances tolerances;   ///< what validation passed against
   Comparison comparison;
+  ParallelFigures parallel;
 };
 
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.

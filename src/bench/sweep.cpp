@@ -211,8 +211,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       reference.reset();
       mesh.reset();
       const MeshSource& source = plan.meshes[sweep_case.mesh];
-      ensure_mesh_file(source, observer.note);
-      mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note);
+      const Communicator& comm = Communicator::world();
+      comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
+        if (comm.is_root()) ensure_mesh_file(source, observer.note);
+      });
+      mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note, comm);
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
         return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull && runs(c);
       });
@@ -221,8 +224,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
           reference = compute_reference(*mesh, observer.note);
         } else {
           // Before any case runs: repetitions validated against another mesh's Jacobian would all be wasted.
-          reference = read_reference(config.reference, observer.note);
-          const std::string difference = pattern_difference(mesh->pattern, reference->pattern);
+          reference = read_reference(config.reference, *mesh, observer.note);
+          const std::string difference = reference_pattern_difference(*mesh, *reference);
           if (!difference.empty())
             fail(ExitCode::kInvalidInput, "{}: a Jacobian of another mesh than {}: {} (mesh vs stored)",
                  config.reference, source.name, difference);
@@ -258,6 +261,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
           record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
         } catch (const std::exception& error) {
           record = unrun_record(*mesh, request, classify(error));
+          // Limits are agreed by all ranks before the timed loop; a run-time error inside it may be this rank's
+          // alone, with the others waiting for it in an exchange: end the job rather than hang.
+          if (mesh->distributed() && record.status == CaseStatus::kFailed)
+            mesh->comm->abort(fmt::format("{}: {}", case_label(plan, sweep_case), record.reason),
+                              static_cast<int>(ExitCode::kRuntime));
         }
       }
       if (keep && record.status == CaseStatus::kOk) observer.assembled(sweep_case, *mesh, assembled);

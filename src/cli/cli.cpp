@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/ghost_exchange.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "version.hpp"
@@ -35,7 +37,11 @@ void exit_during_command() {
 }
 
 int report(const char* message, ExitCode code) {
-  std::fprintf(stderr, "fluxjac: error: %s\n", message);
+  const Communicator& world = Communicator::world();
+  if (world.distributed())
+    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), message);
+  else
+    std::fprintf(stderr, "fluxjac: error: %s\n", message);
   return static_cast<int>(code);
 }
 
@@ -47,6 +53,8 @@ int run_action(const CommandAction& action) {
     ~Finished() { g_command_running = false; }
   } finished;
   try {
+    const Communicator& world = Communicator::world();
+    if (world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs per node
     return action ? action() : 0;
   } catch (const Error& e) {
     return report(e.what(), e.code());
@@ -138,6 +146,15 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", message.c_str(), command_path(app).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
+  // Only run and bench share work between ranks; any other command would be done P times, over the same files.
+  const Communicator& world = Communicator::world();
+  const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
+  if (world.distributed() && command != "run" && command != "bench")
+    return report(fmt::format("'fluxjac {}' runs as one process: start it without mpirun (only 'run' and 'bench' "
+                              "use {} ranks)",
+                              command, world.size())
+                      .c_str(),
+                  ExitCode::kUsage);
   return run_action(action);
 }
 

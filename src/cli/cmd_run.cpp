@@ -8,6 +8,7 @@
 #include "cli/config_file.hpp"
 #include "cli/sweep_command.hpp"
 #include "jacobian/jacobian_io.hpp"
+#include "parallel/distributed_jacobian.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
 #include "version.hpp"
@@ -42,9 +43,14 @@ int run(RunOptions options) {
   if (!options.output.empty())
     observer.assembled = [&options, note = observer.note](const SweepCase& sweep_case, const PreparedMesh& mesh,
                                                           const Jacobian& jacobian) {
-      write_jacobian(options.output, mesh.pattern, jacobian,
-                     JacobianFileInfo{sweep_case.variant, mesh.summary.file, mesh.state_file,
-                                      fmt::format("{} ({})", kVersion, kGitRevision)});
+      const JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
+                                  fmt::format("{} ({})", kVersion, kGitRevision)};
+      // Many ranks: one file in the mesh file's numbering, each rank writing its owned rows.
+      if (mesh.distributed())
+        write_distributed_jacobian(*mesh.comm, options.output, mesh.summary.n_nodes,
+                                   owned_rows(*mesh.layout, mesh.pattern, jacobian), info);
+      else
+        write_jacobian(options.output, mesh.pattern, jacobian, info);
       if (note) note(fmt::format("wrote {}", options.output));
     };
   const SweepResult result = run_sweep(plan, sweep, observer);

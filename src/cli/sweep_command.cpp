@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "parallel/communicator.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
@@ -132,11 +133,13 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
 bool ReportFiles::uses_standard_output() const { return csv == kStandardOutput || json == kStandardOutput; }
 
 void print_notes(const SweepPlan& plan) {
+  if (!Communicator::world().is_root()) return;  // many ranks: rank 0 speaks for all
   for (const std::string& note : plan.notes) fmt::print(stderr, "fluxjac: note: {}\n", note);
 }
 
 SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports) {
   SweepObserver observer;
+  if (!Communicator::world().is_root()) return observer;  // many ranks: rank 0 shows the progress and writes reports
   observer.records_changed = [reports](const std::vector<RunRecord>& records,
                                        const std::optional<DeviceCeilings>& device) {
     write_reports(reports, records, device, false);
@@ -179,42 +182,48 @@ SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportF
 int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepConfig& config,
                  const ReportFiles& reports) {
   const std::vector<RunRecord>& records = result.records;
-  write_reports(reports, records, result.device, true);
-  std::FILE* const out = reports.uses_standard_output() ? stderr : stdout;
-  print_tables(out, records);
+  // Many ranks: every rank holds the same records and returns the same exit code; rank 0 prints and writes.
+  const bool speak = Communicator::world().is_root();
+  std::FILE* const out = !speak ? nullptr : reports.uses_standard_output() ? stderr : stdout;
+  if (speak) {
+    write_reports(reports, records, result.device, true);
+    print_tables(out, records);
+  }
   auto count = [&](auto predicate) { return std::count_if(records.begin(), records.end(), predicate); };
   const auto skipped = count([](const RunRecord& r) { return r.status == CaseStatus::kSkipped; });
   const auto failed = count([](const RunRecord& r) { return r.status == CaseStatus::kFailed; });
   const auto validated = count([](const RunRecord& r) { return r.validated; });
   const auto invalid = count([](const RunRecord& r) { return r.validated && !r.comparison.passed; });
   const auto ran = static_cast<std::ptrdiff_t>(records.size()) - skipped - failed;
-  if (validated > 0)
+  if (speak && validated > 0)
     fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e} (max|A - R| / max|R|); reference: {}\n",
                config.cases.tolerances.adiag, config.cases.tolerances.aoff,
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
-  fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed\n", records.size(),
+  if (speak)
+    fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed\n", records.size(),
              records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid);
   for (const RunRecord& r : records)
-    if (r.validated && !r.comparison.pattern_message.empty())
+    if (speak && r.validated && !r.comparison.pattern_message.empty())
       fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant, r.mesh.name, r.comparison.pattern_message);
 
   if (invalid > 0) {
-    std::fprintf(stderr, "fluxjac: validation FAILED in at least one case\n");
+    if (speak) std::fprintf(stderr, "fluxjac: validation FAILED in at least one case\n");
     return static_cast<int>(ExitCode::kValidationFailed);
   }
   if (failed > 0) {
-    std::fprintf(stderr, "fluxjac: at least one case failed with a run-time error\n");
+    if (speak) std::fprintf(stderr, "fluxjac: at least one case failed with a run-time error\n");
     return static_cast<int>(ExitCode::kRuntime);
   }
   if (config.named_cases_must_run) {
     for (std::size_t i = 0; i < records.size(); ++i)
       if (records[i].status == CaseStatus::kSkipped && plan.cases[i].named) {
-        fmt::print(stderr, "fluxjac: error: {} could not run: {}\n", case_label(plan, plan.cases[i]),
-                   records[i].reason);
+        if (speak)
+          fmt::print(stderr, "fluxjac: error: {} could not run: {}\n", case_label(plan, plan.cases[i]),
+                     records[i].reason);
         return static_cast<int>(ExitCode::kUsage);
       }
     if (ran == 0) {
-      fmt::print(stderr, "fluxjac: error: no case ran (the table says why)\n");
+      if (speak) fmt::print(stderr, "fluxjac: error: no case ran (the table says why)\n");
       return static_cast<int>(ExitCode::kUsage);
     }
   }

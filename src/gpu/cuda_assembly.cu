@@ -125,16 +125,21 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds
+  // A rank that owns no edges (more ranks than a mesh can usefully hold) assembles nothing, but still takes part in
+  // every halo exchange.
+  const bool any_work = n_edges_ > 0;
   for (std::int64_t rep = 0; rep < total; ++rep) {
+    const double halo_ms = options.refresh_ghosts ? options.refresh_ghosts(state_buffer()) : 0.0;
+    if (options.refresh_ghosts && rep >= options.warmup) samples.halo_ms.push_back(halo_ms);
     zero_timer.start();
     // Only the edge strategy accumulates into Adiag; the node strategy writes every block once.
-    if (strategy_ == AssemblyStrategy::kEdge)
+    if (strategy_ == AssemblyStrategy::kEdge && any_work)
       FLUXJAC_CUDA_CHECK(cudaMemsetAsync(adiag_.data(), 0, adiag_.size() * sizeof(double)));
     zero_timer.stop();
     assembly_timer.start();
-    if (strategy_ == AssemblyStrategy::kEdge)
+    if (any_work && strategy_ == AssemblyStrategy::kEdge)
       launch_edge(edges, jacobian, units_per_block_, flags);
-    else
+    else if (any_work)
       launch_node(edges, map, jacobian, node_launch_, flags);
     FLUXJAC_CUDA_CHECK_LAUNCH();
     assembly_timer.stop();

@@ -26,6 +26,7 @@ class CudaAssembly : public Variant {
   void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override;
   TimingSamples run(const TimingOptions& options) override;
   void fetch(Jacobian& out) override;
+  StateBuffer state_buffer() override { return {state_.data(), n_nodes_, true}; }
 
  protected:
   /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.

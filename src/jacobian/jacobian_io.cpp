@@ -101,6 +101,29 @@ std::string string_attribute_or_empty(const h5::File& file, const char* name) {
   return h5::read_string_attribute(file, kGroup, name).value_or(std::string());
 }
 
+void write_attributes(const h5::File& file, const JacobianFileInfo& info) {
+  h5::write_format(file, kJacobianFormat, kJacobianFormatVersion);
+  h5::create_group(file, kGroup);
+  h5::write_attribute(file, kGroup, "variant", info.variant);
+  h5::write_attribute(file, kGroup, "mesh_file", info.mesh_file);
+  h5::write_attribute(file, kGroup, "state_file", info.state_file);
+  h5::write_attribute(file, kGroup, "fluxjac_version", info.version);
+}
+
+/// The block ranges of the rows, as consecutive runs.
+std::vector<h5::RowRange> block_ranges(const JacobianRows& rows) {
+  std::vector<h5::RowRange> ranges;
+  for (std::size_t k = 0; k < rows.rows.size(); ++k) {
+    const std::int64_t begin = rows.block_start[k], end = begin + rows.local_ptr[k + 1] - rows.local_ptr[k];
+    if (begin == end) continue;
+    if (!ranges.empty() && ranges.back().end == begin)
+      ranges.back().end = end;
+    else
+      ranges.push_back({begin, end});
+  }
+  return ranges;
+}
+
 }  // namespace
 
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
@@ -113,12 +136,7 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
   AtomicOutput output(path);
   {
     h5::File file = h5::File::create(output.temporary_path(), path);
-    h5::write_format(file, kJacobianFormat, kJacobianFormatVersion);
-    h5::create_group(file, kGroup);
-    h5::write_attribute(file, kGroup, "variant", info.variant);
-    h5::write_attribute(file, kGroup, "mesh_file", info.mesh_file);
-    h5::write_attribute(file, kGroup, "state_file", info.state_file);
-    h5::write_attribute(file, kGroup, "fluxjac_version", info.version);
+    write_attributes(file, info);
     h5::write(file, kAdiag, jacobian.adiag, {n_nodes, kBlock, kBlock});
     h5::write(file, kRowPtr, pattern.row_ptr, {n_nodes + 1});
     h5::write(file, kColIdx, pattern.col_idx, {nnz});
@@ -126,6 +144,97 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
     file.close();
   }
   output.commit();
+}
+
+void create_jacobian_file(const std::string& file_path, const std::string& display_name, std::int64_t n_nodes,
+                          std::int64_t nnz, const JacobianFileInfo& info) {
+  h5::File file = h5::File::create(file_path, display_name);
+  write_attributes(file, info);
+  h5::create_dataset<double>(file, kAdiag, {n_nodes, kBlock, kBlock});
+  h5::create_dataset<block_offset>(file, kRowPtr, {n_nodes + 1});
+  h5::create_dataset<node_index>(file, kColIdx, {nnz});
+  h5::create_dataset<float>(file, kAoff, {nnz, kBlock, kBlock});
+  h5::write_rows<block_offset>(file, kRowPtr, {{n_nodes, n_nodes + 1}}, {nnz});
+  file.close();
+}
+
+void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows) {
+  check_representable(display_name, kAdiag, rows.adiag, "float64");
+  check_representable(display_name, kAoff, rows.aoff, "float32");
+  h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite);
+  const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows);
+  h5::write_rows(file, kAdiag, row_ranges, rows.adiag);
+  h5::write_rows(file, kRowPtr, row_ranges, rows.block_start);
+  const std::vector<h5::RowRange> blocks = block_ranges(rows);
+  h5::write_rows(file, kColIdx, blocks, rows.columns);
+  h5::write_rows(file, kAoff, blocks, rows.aoff);
+  file.close();
+}
+
+JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::int64_t>& wanted) {
+  const h5::File file = h5::File::open(path);
+  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
+  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
+  const h5::DatasetInfo adiag = h5::describe_dataset(file, kAdiag);
+  h5::require_type(adiag, {h5::kFloat64});
+  h5::require_shape(adiag, {h5::kAnyExtent, kBlock, kBlock}, "[n_nodes, 5, 5]");
+  const std::int64_t n_nodes = adiag.shape[0];
+  const h5::DatasetInfo row_ptr = h5::describe_dataset(file, kRowPtr);
+  h5::require_type(row_ptr, {h5::kInt64, h5::kInt32});
+  h5::require_shape(row_ptr, {n_nodes + 1}, fmt::format("[n_nodes + 1], n_nodes = {} from {}", n_nodes, kAdiag));
+  const h5::DatasetInfo col_idx = h5::describe_dataset(file, kColIdx);
+  h5::require_type(col_idx, {h5::kInt32, h5::kInt64});
+  h5::require_shape(col_idx, {h5::kAnyExtent}, "[nnz]");
+  const std::int64_t nnz = col_idx.shape[0];
+  const h5::DatasetInfo aoff = h5::describe_dataset(file, kAoff);
+  h5::require_type(aoff, {h5::kFloat32});
+  h5::require_shape(aoff, {nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", nnz, kColIdx));
+  if (!wanted.empty() && (wanted.front() < 0 || wanted.back() >= n_nodes))
+    fail(ExitCode::kInvalidInput, "{}: {}: has {} rows, rows up to {} are needed (a Jacobian of another mesh?)", path,
+         kAdiag, n_nodes, wanted.back());
+
+  JacobianRows rows;
+  rows.rows = wanted;
+  const std::vector<h5::RowRange> row_ranges = h5::row_ranges(wanted);
+  // Each row's start and end: row_ptr over every range extended by one.
+  std::vector<h5::RowRange> pointer_ranges;
+  for (const h5::RowRange& range : row_ranges) {
+    if (!pointer_ranges.empty() && pointer_ranges.back().end >= range.begin)
+      pointer_ranges.back().end = range.end + 1;
+    else
+      pointer_ranges.push_back({range.begin, range.end + 1});
+  }
+  const std::vector<block_offset> pointers = h5::read_rows<block_offset>(file, row_ptr, pointer_ranges);
+  std::vector<std::int64_t> pointer_row;
+  for (const h5::RowRange& range : pointer_ranges)
+    for (std::int64_t row = range.begin; row < range.end; ++row) pointer_row.push_back(row);
+  rows.local_ptr = {0};
+  std::size_t at = 0;
+  for (const std::int64_t row : wanted) {
+    while (pointer_row[at] != row) ++at;
+    const block_offset begin = pointers[at], end = pointers[at + 1];
+    if (begin < 0 || end < begin || end > nnz)
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: row {} spans blocks [{}, {}), outside [0, {}]", path, kRowPtr, row, row,
+           begin, end, nnz);
+    rows.block_start.push_back(begin);
+    rows.local_ptr.push_back(rows.local_ptr.back() + (end - begin));
+  }
+  const std::vector<h5::RowRange> blocks = block_ranges(rows);
+  const std::vector<std::int64_t> columns = h5::read_rows<std::int64_t>(file, col_idx, blocks);
+  for (std::size_t k = 0; k < wanted.size(); ++k)
+    for (std::int64_t b = rows.local_ptr[k]; b < rows.local_ptr[k + 1]; ++b) {
+      const std::int64_t column = columns[b];
+      if (column < 0 || column >= n_nodes || column == wanted[k] || (b > rows.local_ptr[k] && column <= columns[b - 1]))
+        fail(ExitCode::kInvalidInput,
+             "{}: {}: row {} has column {} (columns must be in [0, {}), strictly ascending, not the diagonal)", path,
+             kColIdx, wanted[k], column, n_nodes);
+    }
+  rows.columns.assign(columns.begin(), columns.end());
+  rows.adiag = h5::read_rows<double>(file, adiag, row_ranges);
+  check_finite_blocks(path, kAdiag, rows.adiag);
+  rows.aoff = h5::read_rows<float>(file, aoff, blocks);
+  check_finite_blocks(path, kAoff, rows.aoff);
+  return rows;
 }
 
 StoredJacobian read_jacobian(const std::string& path) {

@@ -1,7 +1,9 @@
 // fluxjac — writing and reading assembled Jacobians in block-CSR form (docs/design.md 3.2).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "jacobian/jacobian.hpp"
 
@@ -38,5 +40,29 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
 /// non-decreasing, col_idx in range, strictly ascending within a row, no diagonal, finite values.
 /// Throws Error(kInvalidInput) naming the file, dataset and first offending index.
 StoredJacobian read_jacobian(const std::string& path);
+
+/// \brief Some rows of a Jacobian in the whole mesh's numbering: what one rank of a many-GPU run holds, writes and
+/// validates (docs/design.md 9).
+struct JacobianRows {
+  std::vector<std::int64_t> rows;         ///< ascending row ids
+  std::vector<std::int64_t> block_start;  ///< [rows]: where each row's blocks start in the whole Aoff
+  std::vector<std::int64_t> local_ptr;    ///< [rows + 1]: each row's blocks in columns and aoff below
+  std::vector<node_index> columns;        ///< ascending within a row
+  std::vector<double> adiag;              ///< [rows][5][5]
+  std::vector<float> aoff;                ///< [blocks][5][5]
+};
+
+/// \brief Creates a Jacobian file (at file_path; messages name display_name) with the attributes of info and
+/// empty datasets for n_nodes rows and nnz blocks, for write_jacobian_rows to fill; row_ptr[n_nodes] = nnz is
+/// written here.
+void create_jacobian_file(const std::string& file_path, const std::string& display_name, std::int64_t n_nodes,
+                          std::int64_t nnz, const JacobianFileInfo& info);
+
+/// \brief Writes rows into a file made by create_jacobian_file (one process at a time). Error(kInvalidInput),
+/// before anything is written, when a value is not finite or exceeds float32 in Aoff.
+void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows);
+
+/// \brief Reads the given rows (ascending) of a Jacobian file, with read_jacobian's checks on what it reads.
+JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::int64_t>& rows);
 
 }  // namespace fluxjac

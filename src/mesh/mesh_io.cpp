@@ -65,13 +65,16 @@ void check_edge_nodes(const std::string& file, const std::vector<Index>& edges, 
   }
 }
 
-std::vector<node_index> read_edges(const h5::File& file, const h5::DatasetInfo& info, std::int64_t n_nodes) {
+std::vector<node_index> read_edges(const h5::File& file, const h5::DatasetInfo& info, std::int64_t n_nodes,
+                                   const std::vector<h5::RowRange>* rows) {
   if (info.type == h5::kInt32) {
-    std::vector<node_index> edges = h5::read<node_index>(file, info);
+    std::vector<node_index> edges =
+        rows ? h5::read_rows<node_index>(file, info, *rows) : h5::read<node_index>(file, info);
     check_edge_nodes(file.name(), edges, n_nodes);
     return edges;
   }
-  const std::vector<std::int64_t> wide = h5::read<std::int64_t>(file, info);
+  const std::vector<std::int64_t> wide =
+      rows ? h5::read_rows<std::int64_t>(file, info, *rows) : h5::read<std::int64_t>(file, info);
   check_edge_nodes(file.name(), wide, n_nodes);
   std::vector<node_index> edges(wide.size());
   std::transform(wide.begin(), wide.end(), edges.begin(), [](std::int64_t id) { return static_cast<node_index>(id); });
@@ -235,7 +238,11 @@ void write_atomically(const std::string& path, WriteGroups&& write_groups) {
 
 }  // namespace
 
-EdgeMesh read_edge_mesh(const std::string& path) {
+namespace {
+
+/// Reads the whole mesh (rows == nullptr) or the selected edges only (their nodes stay in file numbering; coords and
+/// volumes are then not read).
+EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>* rows, std::int64_t* file_edges) {
   const h5::File file = h5::File::open(path);
   h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
   EdgeMesh mesh;
@@ -246,6 +253,7 @@ EdgeMesh read_edge_mesh(const std::string& path) {
   h5::require_type(edges, {h5::kInt32, h5::kInt64});
   h5::require_shape(edges, {h5::kAnyExtent, 2}, "[n_edges, 2]: (left, right) node per edge");
   const std::int64_t n_edges = edges.shape[0];
+  if (file_edges) *file_edges = n_edges;
   if (n_edges == 0) fail(ExitCode::kInvalidInput, "{}: {}: the mesh has no edges", path, kEdges);
   const std::string per_edge = fmt::format("n_edges = {} from {}", n_edges, kEdges);
   const std::string per_node = fmt::format("n_nodes = {} from {}", mesh.n_nodes, kMeshGroup);
@@ -257,12 +265,12 @@ EdgeMesh read_edge_mesh(const std::string& path) {
   h5::require_type(areas, {h5::kFloat64});
   h5::require_shape(areas, {n_edges}, "[n_edges], " + per_edge);
   std::optional<h5::DatasetInfo> coords, volumes;
-  if (h5::exists(file, kCoords)) {
+  if (!rows && h5::exists(file, kCoords)) {
     coords = h5::describe_dataset(file, kCoords);
     h5::require_type(*coords, {h5::kFloat64});
     h5::require_shape(*coords, {mesh.n_nodes, 3}, "[n_nodes, 3], " + per_node);
   }
-  if (h5::exists(file, kVolumes)) {
+  if (!rows && h5::exists(file, kVolumes)) {
     volumes = h5::describe_dataset(file, kVolumes);
     h5::require_type(*volumes, {h5::kFloat64});
     h5::require_shape(*volumes, {mesh.n_nodes}, "[n_nodes], " + per_node);
@@ -270,18 +278,25 @@ EdgeMesh read_edge_mesh(const std::string& path) {
 
   // What reading and checking will hold at once, before any of it is allocated (each dataset's storage is checked
   // as it is read).
-  const double edge_count = static_cast<double>(n_edges);
+  std::vector<h5::RowRange> ranges;
+  if (rows) {
+    ranges = h5::row_ranges(*rows);
+    if (!ranges.empty() && (ranges.front().begin < 0 || ranges.back().end > n_edges))
+      fail(ExitCode::kInvalidInput, "{}: {}: the selected edges [{}, {}) lie outside its {} edges", path, kEdges,
+           ranges.front().begin, ranges.back().end, n_edges);
+  }
+  const double edge_count = static_cast<double>(rows ? static_cast<std::int64_t>(rows->size()) : n_edges);
   const double edge_bytes = edge_count * ((edges.type == h5::kInt64 ? 16.0 : 0.0) + 8.0 + 24.0 + 8.0 + 8.0) +
                             16.0 * std::min(static_cast<double>(mesh.n_nodes), edge_count + 1.0);
   const double node_bytes = static_cast<double>(mesh.n_nodes) * ((coords ? 24.0 : 0.0) + (volumes ? 8.0 : 0.0));
   require_memory(edge_bytes + node_bytes,
                  fmt::format("{}: reading the mesh ({} nodes, {} edges)", path, mesh.n_nodes, n_edges));
 
-  mesh.edges = read_edges(file, edges, mesh.n_nodes);
+  mesh.edges = read_edges(file, edges, mesh.n_nodes, rows ? &ranges : nullptr);
   check_duplicate_edges(path, mesh.edges, mesh.n_nodes);
-  mesh.normals = h5::read<double>(file, normals);
+  mesh.normals = rows ? h5::read_rows<double>(file, normals, ranges) : h5::read<double>(file, normals);
   check_normals(path, mesh.normals);
-  mesh.areas = h5::read<double>(file, areas);
+  mesh.areas = rows ? h5::read_rows<double>(file, areas, ranges) : h5::read<double>(file, areas);
   check_areas(path, mesh.areas);
   if (coords) {
     mesh.coords = h5::read<double>(file, *coords);
@@ -294,7 +309,18 @@ EdgeMesh read_edge_mesh(const std::string& path) {
   return mesh;
 }
 
-FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes) {
+}  // namespace
+
+EdgeMesh read_edge_mesh(const std::string& path) { return read_edges_of(path, nullptr, nullptr); }
+
+EdgeMesh read_edge_mesh_slice(const std::string& path, const std::vector<std::int64_t>& edge_ids,
+                              std::int64_t& file_edges) {
+  return read_edges_of(path, &edge_ids, &file_edges);
+}
+
+namespace {
+
+FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, const h5::RowRange* rows) {
   const h5::File file = h5::File::open(path);
   h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
   if (!h5::exists(file, kState))
@@ -316,10 +342,25 @@ FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes) 
   if (q.shape[0] == 0) fail(ExitCode::kInvalidInput, "{}: {}: the state has no nodes", path, kState);
 
   FlowState state;
-  state.Q = h5::read<double>(file, q);
+  if (rows && (rows->begin < 0 || rows->end < rows->begin || rows->end > q.shape[0]))
+    fail(ExitCode::kInvalidInput, "{}: {}: the selected nodes [{}, {}) lie outside its {} rows", path, kState,
+         rows->begin, rows->end, q.shape[0]);
+  state.Q = rows ? h5::read_rows<double>(file, q, {*rows}) : h5::read<double>(file, q);
   check_state(path, state.Q);
   state.gamma = kGamma;
   return state;
+}
+
+}  // namespace
+
+FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes) {
+  return read_state_of(path, expected_nodes, nullptr);
+}
+
+FlowState read_flow_state_slice(const std::string& path, std::int64_t expected_nodes, std::int64_t first_node,
+                                std::int64_t end_node) {
+  const h5::RowRange rows{first_node, end_node};
+  return read_state_of(path, expected_nodes, &rows);
 }
 
 void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "mesh/edge_mesh.hpp"
 
@@ -29,6 +30,16 @@ EdgeMesh read_edge_mesh(const std::string& path);
 /// it: gamma == 1.4, Q of shape [expected_nodes, 5] (any row count when expected_nodes < 0), finite,
 /// positive density and pressure. Throws Error(kInvalidInput) naming the file, dataset and node.
 FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
+
+/// \brief Reads only the edges edge_ids (ascending file indices) of a mesh file, with the same checks as
+/// read_edge_mesh on them: a rank's slice of a partitioned mesh. Node ids stay in file numbering (n_nodes is the
+/// file's), coords and volumes are not read; file_edges receives the file's edge count.
+EdgeMesh read_edge_mesh_slice(const std::string& path, const std::vector<std::int64_t>& edge_ids,
+                              std::int64_t& file_edges);
+
+/// \brief Reads the states of nodes [first_node, end_node) only, with read_flow_state's checks on them.
+FlowState read_flow_state_slice(const std::string& path, std::int64_t expected_nodes, std::int64_t first_node,
+                                std::int64_t end_node);
 
 /// \brief Writes mesh (and state when not null) atomically in the docs/design.md 3.1 layout, edges as int32;
 /// add_more, when given, writes further datasets and attributes into the file before it is closed and committed.

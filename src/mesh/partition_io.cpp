@@ -183,6 +183,52 @@ PartitionLayout read_partition(const std::string& path) {
   return layout;
 }
 
+std::int64_t partition_parts(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  if (!h5::exists(file, kPartitionGroup)) return 0;
+  const std::optional<std::int64_t> parts = h5::read_integer_attribute(file, kPartitionGroup, "parts");
+  if (!parts || *parts < 1)
+    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"parts\" is missing or not positive", path, kPartitionGroup);
+  return *parts;
+}
+
+PartSlice read_partition_part(const std::string& path, std::int64_t part) {
+  const h5::File file = h5::File::open(path);
+  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  const std::int64_t parts = partition_parts(path);
+  if (parts == 0 || part < 0 || part >= parts)
+    fail(ExitCode::kInvalidInput, "{}: {}: no part {} (the file has {} parts)", path, kPartitionGroup, part, parts);
+  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, "/mesh", "n_nodes");
+  if (!n_nodes || *n_nodes <= 0)
+    fail(ExitCode::kInvalidInput, "{}: /mesh: attribute \"n_nodes\" is missing or not positive", path);
+  const h5::DatasetInfo edges = h5::describe_dataset(file, "/mesh/edges");
+  h5::require_shape(edges, {h5::kAnyExtent, 2}, "[n_edges, 2]: (left, right) node per edge");
+
+  PartSlice slice;
+  slice.parts = parts;
+  slice.node_offsets = read_offsets(file, kNodeOffsets, parts, *n_nodes, "n_nodes from /mesh");
+  slice.edge_offsets = read_offsets(file, kEdgeOffsets, parts, edges.shape[0], "n_edges from /mesh/edges");
+  // Only this part's piece of each list: the offsets, then one hyperslab each.
+  const auto read_piece = [&](const char* list_path, const char* offsets_path) {
+    const std::vector<std::int64_t> offsets =
+        read_offsets(file, offsets_path, parts, list_length(file, list_path), fmt::format("the length of {}", list_path));
+    const h5::DatasetInfo info = h5::describe_dataset(file, list_path);
+    std::vector<std::int64_t> piece_offsets{0, offsets[part + 1] - offsets[part]};
+    std::vector<std::int64_t> piece = h5::read_rows<std::int64_t>(file, info, {{offsets[part], offsets[part + 1]}});
+    return std::pair{std::move(piece_offsets), std::move(piece)};
+  };
+  const auto [ghost_offsets, ghosts] = read_piece(kGhostNodes, kGhostOffsets);
+  const auto [halo_offsets, halo] = read_piece(kHaloEdges, kHaloEdgeOffsets);
+  check_part_lists(file, kGhostNodes, ghost_offsets, ghosts, *n_nodes,
+                   {slice.node_offsets[part], slice.node_offsets[part + 1]}, kNodeOffsets);
+  check_part_lists(file, kHaloEdges, halo_offsets, halo, edges.shape[0],
+                   {slice.edge_offsets[part], slice.edge_offsets[part + 1]}, kEdgeOffsets);
+  slice.ghost_nodes = ghosts;
+  slice.halo_edges = halo;
+  return slice;
+}
+
 void check_partition_against_mesh(const std::string& path, const EdgeMesh& mesh, const PartitionLayout& layout) {
   if (layout.node_offsets.back() != mesh.n_nodes || layout.edge_offsets.back() != mesh.n_edges())
     fail(ExitCode::kInvalidInput, "{}: {}: the partition covers {} nodes and {} edges, the mesh has {} and {}", path,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mesh/edge_mesh.hpp"
 #include "mesh/partition.hpp"
@@ -41,6 +42,22 @@ void check_partition_against_mesh(const std::string& path, const EdgeMesh& mesh,
 /// \brief Error(kUsage) unless a file partitioned into file_parts parts is used by `requested` ranks: the parts
 /// are fixed when the file is made, one rank each.
 void require_parts(const std::string& path, std::int64_t file_parts, std::int64_t requested);
+
+/// \brief The number of parts of a partitioned file, or 0 when it has no /partition.
+std::int64_t partition_parts(const std::string& path);
+
+/// What one rank of a many-GPU run reads of /partition: every offset, and only its own ghost and halo-edge lists.
+struct PartSlice {
+  std::int64_t parts = 1;
+  std::vector<std::int64_t> node_offsets;  ///< [parts + 1]
+  std::vector<std::int64_t> edge_offsets;  ///< [parts + 1]
+  std::vector<std::int64_t> ghost_nodes;   ///< this part's, ascending
+  std::vector<std::int64_t> halo_edges;    ///< this part's, ascending
+};
+
+/// \brief Reads part `part` of /partition with read_partition's checks on what it reads (offsets from 0 to the
+/// sizes of /mesh, never decreasing; its lists ascending, in range and outside its own ranges).
+PartSlice read_partition_part(const std::string& path, std::int64_t part);
 
 /// What `fluxjac mesh partition` is asked to do.
 struct PartitionRequest {

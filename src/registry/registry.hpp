@@ -64,6 +64,14 @@ struct KernelResources {
   int max_block_threads = 0;  ///< the most threads per block the kernel's registers allow
 };
 
+/// \brief Where a variant keeps the flow state it assembles from: a run on many ranks refreshes the ghost rows
+/// there (the halo exchange) before every repetition.
+struct StateBuffer {
+  double* data = nullptr;  ///< [n_nodes][5]
+  std::int64_t n_nodes = 0;
+  bool on_device = false;  ///< GPU memory (the GPU variants) or host memory (the CPU reference)
+};
+
 struct TimingOptions {
   int warmup = 2;
   int reps = 10;
@@ -74,6 +82,9 @@ struct TimingOptions {
   /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
   /// report progress through it.
   std::function<void(std::int64_t done, std::int64_t total)> progress = nullptr;
+  /// Many ranks: called before every warm-up and timed repetition, outside the timed assembly, with the
+  /// variant's state; exchanges the ghost states and returns the milliseconds that took. Empty on one rank.
+  std::function<double(const StateBuffer& state)> refresh_ghosts = nullptr;
 };
 
 /// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.
@@ -85,6 +96,7 @@ inline AssemblyStrategy resolve_strategy(AssemblyStrategy requested, const Varia
 struct TimingSamples {
   std::vector<double> assembly_ms;  ///< the timed assembly kernel(s)
   std::vector<double> zero_ms;      ///< zeroing of Adiag before each assembly (0 where not needed)
+  std::vector<double> halo_ms;      ///< the ghost exchange before each assembly (many ranks; else empty)
 };
 
 /// \brief One way of assembling the Jacobian. Lifecycle: setup -> run (any number) -> fetch.
@@ -100,6 +112,8 @@ class Variant {
   virtual TimingSamples run(const TimingOptions& options) = 0;
   /// \brief Copies the last assembled Jacobian to the host.
   virtual void fetch(Jacobian& out) = 0;
+  /// \brief The state run() reads (valid after setup).
+  virtual StateBuffer state_buffer() = 0;
 };
 
 /// \brief Name -> factory map filled by static VariantRegistrar objects (no central list to edit).

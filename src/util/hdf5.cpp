@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -378,6 +379,117 @@ void read_raw(const File& file, const DatasetInfo& info, hid_t memory_type, void
   const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
   if (!dataset.valid() || H5Dread(dataset.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer) < 0)
     fail(ExitCode::kInvalidInput, "{}: {}: cannot read the dataset (damaged file?)", info.file, info.path);
+}
+
+std::vector<RowRange> row_ranges(const std::vector<std::int64_t>& ascending_rows) {
+  std::vector<RowRange> ranges;
+  for (const std::int64_t row : ascending_rows) {
+    if (!ranges.empty() && ranges.back().end == row)
+      ++ranges.back().end;
+    else
+      ranges.push_back({row, row + 1});
+  }
+  return ranges;
+}
+
+namespace {
+
+/// Ranges per HDF5 call: a union of hyperslabs grows with each range added, so long lists go in batches.
+constexpr std::size_t kRangesPerSelection = 4096;
+
+/// Runs transfer(file_space, memory_space, first_element) over rows in batches of hyperslab unions.
+template <class Transfer>
+bool transfer_rows(hid_t dataset, const std::vector<RowRange>& rows, std::int64_t row_width, Transfer&& transfer) {
+  const Dataspace file_space(H5Dget_space(dataset));
+  if (!file_space.valid()) return false;
+  const int rank = H5Sget_simple_extent_ndims(file_space.id());
+  if (rank < 1) return false;
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(file_space.id(), dims.data(), nullptr);
+  std::int64_t done = 0;
+  for (std::size_t first = 0; first < rows.size(); first += kRangesPerSelection) {
+    const std::size_t last = std::min(rows.size(), first + kRangesPerSelection);
+    H5Sselect_none(file_space.id());
+    std::int64_t batch_rows = 0;
+    for (std::size_t k = first; k < last; ++k) {
+      if (rows[k].end == rows[k].begin) continue;
+      std::vector<hsize_t> start(dims.size(), 0), count(dims);
+      start[0] = static_cast<hsize_t>(rows[k].begin);
+      count[0] = static_cast<hsize_t>(rows[k].end - rows[k].begin);
+      if (H5Sselect_hyperslab(file_space.id(), H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr) < 0)
+        return false;
+      batch_rows += rows[k].end - rows[k].begin;
+    }
+    if (batch_rows == 0) continue;
+    const hsize_t elements = static_cast<hsize_t>(batch_rows * row_width);
+    const Dataspace memory_space(H5Screate_simple(1, &elements, nullptr));
+    if (!memory_space.valid() || !transfer(file_space.id(), memory_space.id(), done * row_width)) return false;
+    done += batch_rows;
+  }
+  return true;
+}
+
+}  // namespace
+
+void read_rows_raw(const File& file, const DatasetInfo& info, const std::vector<RowRange>& rows, hid_t memory_type,
+                   void* buffer) {
+  if (info.shape.empty()) fail(ExitCode::kInvalidInput, "{}: {}: a scalar has no rows", info.file, info.path);
+  std::int64_t row_width = 1;
+  for (std::size_t k = 1; k < info.shape.size(); ++k) row_width *= info.shape[k];
+  std::int64_t previous_end = 0;
+  for (const RowRange& range : rows)
+    if (range.begin < previous_end || range.end < range.begin || range.end > info.shape[0])
+      fail(ExitCode::kInvalidInput, "{}: {}: rows [{}, {}) lie outside the dataset's {} rows (or out of order)",
+           info.file, info.path, range.begin, range.end, info.shape[0]);
+    else
+      previous_end = range.end;
+  require_readable(file, info, 0.0);
+  const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
+  const std::size_t element_bytes = H5Tget_size(memory_type);
+  const bool read = dataset.valid() && transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space,
+                                                                                          hid_t memory_space,
+                                                                                          std::int64_t first) {
+                      return H5Dread(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
+                                     static_cast<char*>(buffer) + first * element_bytes) >= 0;
+                    });
+  if (!read) fail(ExitCode::kInvalidInput, "{}: {}: cannot read the selected rows (damaged file?)", info.file, info.path);
+}
+
+void create_dataset(const File& file, const std::string& path, hid_t file_type, const std::vector<std::int64_t>& shape) {
+  const std::vector<hsize_t> dims(shape.begin(), shape.end());
+  const Dataspace space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  PropertyList link_properties(H5Pcreate(H5P_LINK_CREATE));
+  H5Pset_create_intermediate_group(link_properties.id(), 1);
+  // Allocated at creation, so that every process writing rows later finds the whole extent in the file.
+  PropertyList create_properties(H5Pcreate(H5P_DATASET_CREATE));
+  H5Pset_alloc_time(create_properties.id(), H5D_ALLOC_TIME_EARLY);
+  const Dataset dataset(H5Dcreate2(file.id(), path.c_str(), file_type, space.id(), link_properties.id(),
+                                   create_properties.id(), H5P_DEFAULT));
+  if (!space.valid() || !dataset.valid())
+    fail(ExitCode::kRuntime, "{}: {}: cannot create the dataset {}", file.name(), path, shape_text(shape));
+}
+
+void write_rows_raw(const File& file, const std::string& path, const std::vector<RowRange>& rows, hid_t memory_type,
+                    const void* data) {
+  Dataset dataset(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT));
+  if (!dataset.valid()) fail(ExitCode::kRuntime, "{}: {}: cannot open the dataset to write rows", file.name(), path);
+  const Dataspace space(H5Dget_space(dataset.id()));
+  const int rank = H5Sget_simple_extent_ndims(space.id());
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1)), 0);
+  H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+  std::int64_t row_width = 1;
+  for (std::size_t k = 1; k < dims.size(); ++k) row_width *= static_cast<std::int64_t>(dims[k]);
+  const std::size_t element_bytes = H5Tget_size(memory_type);
+  errno = 0;
+  const bool written = transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space, hid_t memory_space,
+                                                                        std::int64_t first) {
+    return H5Dwrite(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
+                    static_cast<const char*>(data) + first * element_bytes) >= 0;
+  });
+  const int write_error = errno;
+  if (!dataset.reset() || !written)
+    fail(ExitCode::kRuntime, "{}: {}: writing rows failed: {}", file.name(), path,
+         write_failure_reason(written ? errno : write_error));
 }
 
 void write_raw(const File& file, const std::string& path, hid_t file_type, hid_t memory_type, const void* data,

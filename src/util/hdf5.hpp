@@ -181,6 +181,29 @@ void read_raw(const File& file, const DatasetInfo& info, hid_t memory_type, void
 void write_raw(const File& file, const std::string& path, hid_t file_type, hid_t memory_type, const void* data,
                std::size_t count, const std::vector<std::int64_t>& shape);
 
+/// Rows [begin, end) along a dataset's first dimension.
+struct RowRange {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+};
+
+/// \brief The ascending row ids as maximal runs of consecutive rows ({3, 4, 5, 9} -> [3, 6), [9, 10)).
+std::vector<RowRange> row_ranges(const std::vector<std::int64_t>& ascending_rows);
+
+/// \brief Reads the given rows (ascending, disjoint, within the first extent) of a dataset, in order, into buffer,
+/// converting to memory_type: each rank of a many-GPU run reads only its slices (HDF5 hyperslabs).
+/// Error(kInvalidInput) naming the dataset when a range lies outside it or the read fails.
+void read_rows_raw(const File& file, const DatasetInfo& info, const std::vector<RowRange>& rows, hid_t memory_type,
+                   void* buffer);
+
+/// \brief Creates a contiguous dataset (and missing parent groups) of the given shape whose values write_rows
+/// fills later, possibly from several processes in turn.
+void create_dataset(const File& file, const std::string& path, hid_t file_type, const std::vector<std::int64_t>& shape);
+
+/// \brief Writes the given rows (ascending, disjoint) of an existing dataset from data (their values in order).
+void write_rows_raw(const File& file, const std::string& path, const std::vector<RowRange>& rows, hid_t memory_type,
+                    const void* data);
+
 /// \brief Reads a whole dataset as T; check the type class first (HDF5 converts int32 to int64 and so on).
 template <class T>
 std::vector<T> read(const File& file, const DatasetInfo& info) {
@@ -188,6 +211,31 @@ std::vector<T> read(const File& file, const DatasetInfo& info) {
   std::vector<T> values(static_cast<std::size_t>(info.element_count()));
   read_raw(file, info, TypeTraits<T>::memory(), values.data());
   return values;
+}
+
+/// \brief Reads the given rows of a dataset as T (row_width values per row: the product of the other extents).
+template <class T>
+std::vector<T> read_rows(const File& file, const DatasetInfo& info, const std::vector<RowRange>& rows) {
+  std::int64_t row_width = 1, count = 0;
+  for (std::size_t k = 1; k < info.shape.size(); ++k) row_width *= info.shape[k];
+  for (const RowRange& range : rows) count += range.end - range.begin;
+  require_readable(file, info, static_cast<double>(count * row_width) * sizeof(T));
+  std::vector<T> values(static_cast<std::size_t>(count * row_width));
+  read_rows_raw(file, info, rows, TypeTraits<T>::memory(), values.data());
+  return values;
+}
+
+/// \brief Creates a dataset of T of the given shape, to be filled by write_rows.
+template <class T>
+void create_dataset(const File& file, const std::string& path, const std::vector<std::int64_t>& shape) {
+  create_dataset(file, path, TypeTraits<T>::file(), shape);
+}
+
+/// \brief Writes values into the given rows of the dataset at path.
+template <class T>
+void write_rows(const File& file, const std::string& path, const std::vector<RowRange>& rows,
+                const std::vector<T>& values) {
+  write_rows_raw(file, path, rows, TypeTraits<T>::memory(), values.data());
 }
 
 /// \brief Writes values as a new dataset of the given shape (the product must equal values.size()).

@@ -1,0 +1,112 @@
+// fluxjac — the processes of a many-GPU run: a thin layer over MPI (docs/design.md 9).
+//
+// One rank per GPU. A build without MPI (FLUXJAC_MPI=OFF, or no MPI found) has exactly one rank, and every
+// collective below is then the identity, so the rest of fluxjac is written once for any number of ranks.
+// Collectives must be called by every rank of the communicator in the same order; agree() turns an error on
+// some ranks into the same error on all of them, so that no rank waits forever for one that gave up.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fluxjac {
+
+/// \brief True when this build runs under MPI (FLUXJAC_MPI).
+bool mpi_available();
+
+/// \brief Starts MPI for the life of the object (main holds one), or does nothing in a build without MPI.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+/// \brief A group of ranks that take part in the same collective steps.
+class Communicator {
+ public:
+  /// \brief Every rank of the job (MPI_COMM_WORLD), or the single process.
+  static const Communicator& world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+  /// More than one rank: the many-GPU path.
+  bool distributed() const { return size_ > 1; }
+  /// Ranks on this rank's node, and this rank's place among them (it picks the GPU).
+  int node_size() const { return node_size_; }
+  int node_rank() const { return node_rank_; }
+
+  /// \brief The ranks whose color equals this rank's, in rank order (MPI_Comm_split); a negative color gives
+  /// an empty communicator (size 0) that takes part in nothing.
+  Communicator split(int color) const;
+
+  void barrier() const;
+  /// Reductions over all ranks.
+  double max(double value) const;
+  double min(double value) const;
+  double sum(double value) const;
+  std::int64_t max(std::int64_t value) const;
+  std::int64_t sum(std::int64_t value) const;
+  /// Element-wise over all ranks (every rank passes the same length).
+  std::vector<double> max(const std::vector<double>& values) const;
+  /// The sum of value over the ranks before this one.
+  std::int64_t exclusive_sum(std::int64_t value) const;
+  /// Each rank's value, in rank order.
+  std::vector<std::int64_t> all_gather(std::int64_t value) const;
+  std::vector<double> all_gather(double value) const;
+  /// Root's text on every rank.
+  void broadcast(std::string& text, int root = 0) const;
+  /// Root's bytes on every rank (every rank passes a buffer of the same size).
+  void broadcast_bytes(void* data, std::size_t bytes, int root = 0) const;
+
+  /// \brief Point to point: a vector of trivially copyable values, its length first.
+  void send_bytes(const void* data, std::size_t bytes, int destination, int tag) const;
+  void receive_bytes(void* data, std::size_t bytes, int source, int tag) const;
+  template <class T>
+  void send(const std::vector<T>& values, int destination, int tag) const {
+    const std::uint64_t count = values.size();
+    send_bytes(&count, sizeof count, destination, tag);
+    send_bytes(values.data(), count * sizeof(T), destination, tag);
+  }
+  template <class T>
+  std::vector<T> receive(int source, int tag) const {
+    std::uint64_t count = 0;
+    receive_bytes(&count, sizeof count, source, tag);
+    std::vector<T> values(count);
+    receive_bytes(values.data(), count * sizeof(T), source, tag);
+    return values;
+  }
+
+  /// \brief Each rank sends to_rank[r] to rank r and returns what every rank sent to it (MPI_Alltoallv).
+  std::vector<std::vector<std::int64_t>> all_to_all(const std::vector<std::vector<std::int64_t>>& to_rank) const;
+
+  /// \brief Exchanges rows of doubles with some ranks at once (non-blocking sends and receives, then a wait):
+  /// send[k] goes to peers[k], receive[k] comes from peers[k] (sizes known to both sides).
+  void exchange(const std::vector<int>& peers, const std::vector<const double*>& send,
+                const std::vector<std::size_t>& send_count, const std::vector<double*>& receive,
+                const std::vector<std::size_t>& receive_count) const;
+
+  /// \brief Runs step on every rank; when it throws on any rank, every rank throws the same Error (the lowest
+  /// failing rank's message and exit code), so that they all leave the collective path together.
+  void agree(const std::function<void()>& step) const;
+
+  /// \brief Ends the whole job after an error that not every rank can see (MPI_Abort); prints message first.
+  [[noreturn]] void abort(const std::string& message, int exit_code) const;
+
+  /// The MPI_Comm handle (as an integer-sized value; meaningful only with MPI), for NCCL bootstrap.
+  const void* native() const { return &handle_; }
+
+ private:
+  Communicator() = default;
+  int rank_ = 0;
+  int size_ = 1;
+  int node_rank_ = 0;
+  int node_size_ = 1;
+  std::uintptr_t handle_ = 0;  ///< MPI_Comm, stored without the MPI header
+};
+
+}  // namespace fluxjac

@@ -1,0 +1,29 @@
+#include "parallel/ghost_exchange.hpp"
+
+#include <chrono>
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+
+double GhostExchange::refresh(const StateBuffer& state) {
+  if (state.on_device) {
+    if (!device_) device_ = make_device_ghost_exchange(comm_, halo_);
+    transport_ = device_->transport();
+    return device_->refresh(state.data);
+  }
+  transport_ = "MPI";
+  const auto start = std::chrono::steady_clock::now();
+  exchange_ghost_states(comm_, halo_, state.data);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+#if !defined(FLUXJAC_WITH_CUDA)
+std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator&, const HaloPlan&) {
+  fail(ExitCode::kUsage, "GPU states to exchange, but this build has no CUDA (rebuild with -DFLUXJAC_CUDA=ON)");
+}
+
+std::string select_gpu(const Communicator&) { return {}; }
+#endif
+
+}  // namespace fluxjac

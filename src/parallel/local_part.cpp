@@ -1,0 +1,337 @@
+#include "parallel/local_part.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "mesh/mesh_io.hpp"
+#include "mesh/partition.hpp"
+#include "mesh/partition_io.hpp"
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+/// What a rank needs to build its part, in file numbering: read from slices, or cut by rank 0 and sent.
+struct PartPieces {
+  std::int64_t global_nodes = 0, global_edges = 0;
+  std::vector<std::int64_t> owned;        ///< ascending file ids
+  EdgeMesh edges;                         ///< the local edges in file order, node ids in file numbering
+  std::vector<double> owned_state;        ///< [owned][5]
+  double gamma = 1.4;
+  std::vector<std::int64_t> ghosts;       ///< ascending file ids
+  std::vector<std::int64_t> ghost_owner;  ///< [ghosts]
+  std::vector<std::int64_t> owned_row_start;
+};
+
+enum Tag : int { kTagPieces = 101 };
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::int64_t local_id(const std::vector<std::int64_t>& global_node, std::int64_t global) {
+  return std::lower_bound(global_node.begin(), global_node.end(), global) - global_node.begin();
+}
+
+/// The halo plan from the ghosts and their owners: each rank asks every owner for its ghosts (all-to-all), and
+/// the owner answers with those states in the order asked, each exchange.
+HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& global_node,
+                   const std::vector<std::int64_t>& ghosts, const std::vector<std::int64_t>& ghost_owner) {
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  std::vector<std::vector<std::int64_t>> asked(ranks);
+  for (std::size_t g = 0; g < ghosts.size(); ++g) asked[static_cast<std::size_t>(ghost_owner[g])].push_back(ghosts[g]);
+  const std::vector<std::vector<std::int64_t>> asked_of_me = comm.all_to_all(asked);
+  HaloPlan plan;
+  plan.send_offsets = {0};
+  plan.receive_offsets = {0};
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (asked[r].empty() && asked_of_me[r].empty()) continue;
+    if (static_cast<int>(r) == comm.rank())
+      fail(ExitCode::kRuntime, "rank {} lists its own nodes as ghosts (inconsistent partition)", comm.rank());
+    plan.peers.push_back(static_cast<int>(r));
+    for (const std::int64_t node : asked_of_me[r]) {
+      const std::int64_t local = local_id(global_node, node);
+      if (local >= static_cast<std::int64_t>(global_node.size()) || global_node[local] != node)
+        fail(ExitCode::kRuntime, "rank {} asked rank {} for node {}, which it does not hold", r, comm.rank(), node);
+      plan.send_nodes.push_back(static_cast<node_index>(local));
+    }
+    for (const std::int64_t node : asked[r]) plan.receive_nodes.push_back(static_cast<node_index>(local_id(global_node, node)));
+    plan.send_offsets.push_back(static_cast<std::int64_t>(plan.send_nodes.size()));
+    plan.receive_offsets.push_back(static_cast<std::int64_t>(plan.receive_nodes.size()));
+  }
+  return plan;
+}
+
+/// Builds the local numbering, mesh, state and halo plan from the pieces (collective: the halo plan).
+LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source) {
+  LocalPart part;
+  RankLayout& layout = part.layout;
+  layout.global_nodes = pieces.global_nodes;
+  layout.global_edges = pieces.global_edges;
+  layout.source = std::move(source);
+  layout.global_node.resize(pieces.owned.size() + pieces.ghosts.size());
+  std::merge(pieces.owned.begin(), pieces.owned.end(), pieces.ghosts.begin(), pieces.ghosts.end(),
+             layout.global_node.begin());
+  const auto n_local = static_cast<std::int64_t>(layout.global_node.size());
+  for (const std::int64_t node : pieces.owned)
+    layout.owned_nodes.push_back(static_cast<node_index>(local_id(layout.global_node, node)));
+
+  part.mesh = std::move(pieces.edges);
+  part.mesh.n_nodes = n_local;
+  for (node_index& node : part.mesh.edges) {
+    const std::int64_t global = node;
+    node = static_cast<node_index>(local_id(layout.global_node, global));
+    if (node >= n_local || layout.global_node[node] != global)
+      fail(ExitCode::kInvalidInput, "the edges of rank {} reach node {}, neither owned nor a ghost of it", comm.rank(),
+           global);
+  }
+  std::vector<std::uint8_t> owned(static_cast<std::size_t>(n_local), 0);
+  for (const node_index node : layout.owned_nodes) owned[node] = 1;
+  std::int64_t cut = 0;
+  for (edge_index e = 0; e < part.mesh.n_edges(); ++e) {
+    const bool left = owned[part.mesh.left(e)], right = owned[part.mesh.right(e)];
+    if (!left && !right)
+      fail(ExitCode::kInvalidInput, "rank {} holds edge ({}, {}), which touches none of its nodes", comm.rank(),
+           layout.global_node[part.mesh.left(e)], layout.global_node[part.mesh.right(e)]);
+    cut += left != right;
+  }
+
+  part.state.gamma = pieces.gamma;
+  part.state.Q.assign(static_cast<std::size_t>(n_local) * kBlock, 0.0);
+  for (std::size_t k = 0; k < layout.owned_nodes.size(); ++k)
+    std::copy_n(&pieces.owned_state[k * kBlock], kBlock,
+                &part.state.Q[static_cast<std::size_t>(layout.owned_nodes[k]) * kBlock]);
+  layout.owned_row_start = std::move(pieces.owned_row_start);
+  layout.halo = plan_halo(comm, layout.global_node, pieces.ghosts, pieces.ghost_owner);
+  layout.figures = {static_cast<std::int64_t>(pieces.owned.size()), static_cast<std::int64_t>(pieces.ghosts.size()),
+                    part.mesh.n_edges(), cut};
+  exchange_ghost_states(comm, layout.halo, part.state.Q.data());
+  return part;
+}
+
+/// Rows start where the owned nodes' degrees put them: a partitioned file's parts own consecutive rows, so a
+/// rank's first row starts after the rows of the ranks before it.
+std::vector<std::int64_t> consecutive_row_starts(const Communicator& comm, const PartPieces& pieces) {
+  std::vector<std::int64_t> degree(pieces.owned.size(), 0);
+  const std::int64_t first = pieces.owned.empty() ? 0 : pieces.owned.front();
+  for (edge_index e = 0; e < pieces.edges.n_edges(); ++e)
+    for (const std::int64_t node : {std::int64_t{pieces.edges.left(e)}, std::int64_t{pieces.edges.right(e)}})
+      if (node >= first && node < first + static_cast<std::int64_t>(pieces.owned.size())) ++degree[node - first];
+  const std::int64_t blocks = std::accumulate(degree.begin(), degree.end(), std::int64_t{0});
+  std::vector<std::int64_t> starts(pieces.owned.size());
+  std::exclusive_scan(degree.begin(), degree.end(), starts.begin(), comm.exclusive_sum(blocks));
+  return starts;
+}
+
+/// ---- a file partitioned for these ranks: every rank reads its own slices ---------------------------------------
+PartPieces read_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
+  const PartSlice slice = read_partition_part(mesh_file, comm.rank());
+  const std::int64_t r = comm.rank();
+  const std::int64_t first_node = slice.node_offsets[r], end_node = slice.node_offsets[r + 1];
+  std::vector<std::int64_t> edge_ids(static_cast<std::size_t>(slice.edge_offsets[r + 1] - slice.edge_offsets[r]));
+  std::iota(edge_ids.begin(), edge_ids.end(), slice.edge_offsets[r]);
+  std::vector<std::int64_t> merged(edge_ids.size() + slice.halo_edges.size());
+  std::merge(edge_ids.begin(), edge_ids.end(), slice.halo_edges.begin(), slice.halo_edges.end(), merged.begin());
+
+  PartPieces pieces;
+  pieces.edges = read_edge_mesh_slice(mesh_file, merged, pieces.global_edges);
+  pieces.global_nodes = pieces.edges.n_nodes;
+  // The slices must be what the partition says: owned edges start at an owned node, halo edges end at one.
+  const auto owned = [&](std::int64_t node) { return node >= first_node && node < end_node; };
+  std::vector<std::int64_t> ghosts;
+  for (edge_index e = 0; e < pieces.edges.n_edges(); ++e) {
+    const std::int64_t left = pieces.edges.left(e), right = pieces.edges.right(e);
+    const bool halo = merged[e] < slice.edge_offsets[r] || merged[e] >= slice.edge_offsets[r + 1];
+    if (halo ? !owned(right) || owned(left) : !owned(left))
+      fail(ExitCode::kInvalidInput,
+           "{}: /mesh/edges[{}] = ({}, {}) does not belong to part {} as /partition says (nodes [{}, {})): partition "
+           "the mesh again with 'fluxjac mesh partition'",
+           mesh_file, merged[e], left, right, r, first_node, end_node);
+    if (!owned(left)) ghosts.push_back(left);
+    if (!owned(right)) ghosts.push_back(right);
+  }
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  if (ghosts != slice.ghost_nodes)
+    fail(ExitCode::kInvalidInput,
+         "{}: /partition/ghost_nodes of part {} lists {} nodes, its edges reach {} others: partition the mesh again",
+         mesh_file, r, slice.ghost_nodes.size(), ghosts.size());
+  pieces.ghosts = std::move(ghosts);
+  for (const std::int64_t ghost : pieces.ghosts)
+    pieces.ghost_owner.push_back(std::upper_bound(slice.node_offsets.begin(), slice.node_offsets.end(), ghost) -
+                                 slice.node_offsets.begin() - 1);
+  pieces.owned.resize(static_cast<std::size_t>(end_node - first_node));
+  std::iota(pieces.owned.begin(), pieces.owned.end(), first_node);
+  const FlowState state = read_flow_state_slice(state_file, pieces.global_nodes, first_node, end_node);
+  pieces.owned_state = state.Q;
+  pieces.gamma = state.gamma;
+  pieces.owned_row_start = consecutive_row_starts(comm, pieces);
+  return pieces;
+}
+
+/// ---- any other file: rank 0 reads it whole, partitions it with METIS and sends each rank its pieces -----------
+std::vector<PartPieces> cut_into_pieces(const EdgeMesh& mesh, const FlowState& state, const NodePartition& partition) {
+  const auto parts = static_cast<std::size_t>(partition.parts);
+  std::vector<PartPieces> pieces(parts);
+  std::vector<std::int64_t> row_start(static_cast<std::size_t>(mesh.n_nodes) + 1, 0);
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    ++row_start[static_cast<std::size_t>(mesh.left(e)) + 1];
+    ++row_start[static_cast<std::size_t>(mesh.right(e)) + 1];
+  }
+  std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
+  for (std::int64_t node = 0; node < mesh.n_nodes; ++node) {
+    PartPieces& piece = pieces[static_cast<std::size_t>(partition.part_of_node[node])];
+    piece.owned.push_back(node);
+    piece.owned_state.insert(piece.owned_state.end(), &state.Q[node * kBlock], &state.Q[node * kBlock] + kBlock);
+    piece.owned_row_start.push_back(row_start[node]);
+  }
+  std::vector<std::vector<std::int64_t>> ghosts(parts);
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const node_index left = mesh.left(e), right = mesh.right(e);
+    const auto left_part = static_cast<std::size_t>(partition.part_of_node[left]);
+    const auto right_part = static_cast<std::size_t>(partition.part_of_node[right]);
+    // The edge belongs to the parts of both its ends (once when they are the same part).
+    for (const std::size_t p : {left_part, right_part}) {
+      EdgeMesh& edges = pieces[p].edges;
+      edges.edges.insert(edges.edges.end(), {left, right});
+      edges.normals.insert(edges.normals.end(), &mesh.normals[3 * e], &mesh.normals[3 * e] + 3);
+      edges.areas.push_back(mesh.areas[e]);
+      if (left_part == right_part) break;
+    }
+    if (left_part != right_part) {
+      ghosts[left_part].push_back(right);
+      ghosts[right_part].push_back(left);
+    }
+  }
+  for (std::size_t p = 0; p < parts; ++p) {
+    std::sort(ghosts[p].begin(), ghosts[p].end());
+    ghosts[p].erase(std::unique(ghosts[p].begin(), ghosts[p].end()), ghosts[p].end());
+    for (const std::int64_t ghost : ghosts[p]) pieces[p].ghost_owner.push_back(partition.part_of_node[ghost]);
+    pieces[p].ghosts = std::move(ghosts[p]);
+    pieces[p].global_nodes = mesh.n_nodes;
+    pieces[p].global_edges = mesh.n_edges();
+    pieces[p].gamma = state.gamma;
+  }
+  return pieces;
+}
+
+void send_pieces(const Communicator& comm, const PartPieces& pieces, int destination) {
+  comm.send(std::vector<std::int64_t>{pieces.global_nodes, pieces.global_edges}, destination, kTagPieces);
+  comm.send(pieces.owned, destination, kTagPieces);
+  comm.send(pieces.edges.edges, destination, kTagPieces);
+  comm.send(pieces.edges.normals, destination, kTagPieces);
+  comm.send(pieces.edges.areas, destination, kTagPieces);
+  comm.send(pieces.owned_state, destination, kTagPieces);
+  comm.send(pieces.ghosts, destination, kTagPieces);
+  comm.send(pieces.ghost_owner, destination, kTagPieces);
+  comm.send(pieces.owned_row_start, destination, kTagPieces);
+}
+
+PartPieces receive_pieces(const Communicator& comm) {
+  PartPieces pieces;
+  const auto sizes = comm.receive<std::int64_t>(0, kTagPieces);
+  pieces.global_nodes = sizes.at(0);
+  pieces.global_edges = sizes.at(1);
+  pieces.owned = comm.receive<std::int64_t>(0, kTagPieces);
+  pieces.edges.edges = comm.receive<node_index>(0, kTagPieces);
+  pieces.edges.normals = comm.receive<double>(0, kTagPieces);
+  pieces.edges.areas = comm.receive<double>(0, kTagPieces);
+  pieces.owned_state = comm.receive<double>(0, kTagPieces);
+  pieces.ghosts = comm.receive<std::int64_t>(0, kTagPieces);
+  pieces.ghost_owner = comm.receive<std::int64_t>(0, kTagPieces);
+  pieces.owned_row_start = comm.receive<std::int64_t>(0, kTagPieces);
+  return pieces;
+}
+
+}  // namespace
+
+LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
+                          const std::function<void(const std::string&)>& note) {
+  const auto say = [&](const std::string& line) {
+    if (note && comm.is_root()) note(line);
+  };
+  const std::string states = state_file.empty() ? mesh_file : state_file;
+  std::int64_t parts = 0;
+  comm.agree([&] {
+    if (comm.is_root()) parts = partition_parts(mesh_file);
+  });
+  comm.broadcast_bytes(&parts, sizeof parts);
+  const auto start = std::chrono::steady_clock::now();
+  PartPieces pieces;
+  std::string source;
+  if (parts == comm.size()) {
+    comm.agree([&] { pieces = read_slices(comm, mesh_file, states); });
+    source = "file partition";
+    say(fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
+                    seconds_since(start)));
+  } else {
+    if (parts > 1) require_parts(mesh_file, parts, comm.size());  // every rank knows parts: all throw alike
+    std::vector<PartPieces> all;
+    comm.agree([&] {
+      if (!comm.is_root()) return;
+      if (!metis_available())
+        fail(ExitCode::kUsage,
+             "{} is not partitioned for {} ranks and this build has no METIS to partition it: partition it on a "
+             "machine with METIS ('fluxjac mesh partition {} --parts {} -o OUT.h5') or rebuild with libmetis-dev",
+             mesh_file, comm.size(), mesh_file, comm.size());
+      const EdgeMesh mesh = read_edge_mesh(mesh_file);
+      const FlowState state = read_flow_state(states, mesh.n_nodes);
+      say(fmt::format("{} is not partitioned for {} ranks: METIS on rank 0 (for large meshes partition once with "
+                      "'fluxjac mesh partition {} --parts {} -o OUT.h5')",
+                      mesh_file, comm.size(), mesh_file, comm.size()));
+      all = cut_into_pieces(mesh, state, partition_nodes(mesh, comm.size()));
+    });
+    if (comm.is_root()) {
+      for (int r = 1; r < comm.size(); ++r) send_pieces(comm, all[static_cast<std::size_t>(r)], r);
+      pieces = std::move(all[0]);
+    } else {
+      pieces = receive_pieces(comm);
+    }
+    source = "METIS on rank 0";
+    say(fmt::format("read {} on rank 0, partitioned and sent to {} ranks ({:.2f} s)", mesh_file, comm.size(),
+                    seconds_since(start)));
+  }
+  LocalPart part;
+  comm.agree([&] { part = assemble_part(comm, std::move(pieces), source); });
+  return part;
+}
+
+void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state) {
+  std::vector<double> send(static_cast<std::size_t>(halo.send_count()) * kBlock);
+  std::vector<double> receive(static_cast<std::size_t>(halo.receive_count()) * kBlock);
+  for (std::size_t k = 0; k < halo.send_nodes.size(); ++k)
+    std::copy_n(state + static_cast<std::size_t>(halo.send_nodes[k]) * kBlock, kBlock, &send[k * kBlock]);
+  std::vector<const double*> send_at;
+  std::vector<double*> receive_at;
+  std::vector<std::size_t> send_counts, receive_counts;
+  for (std::size_t p = 0; p < halo.peers.size(); ++p) {
+    send_at.push_back(send.data() + halo.send_offsets[p] * kBlock);
+    receive_at.push_back(receive.data() + halo.receive_offsets[p] * kBlock);
+    send_counts.push_back(static_cast<std::size_t>(halo.send_offsets[p + 1] - halo.send_offsets[p]) * kBlock);
+    receive_counts.push_back(static_cast<std::size_t>(halo.receive_offsets[p + 1] - halo.receive_offsets[p]) * kBlock);
+  }
+  comm.exchange(halo.peers, send_at, send_counts, receive_at, receive_counts);
+  for (std::size_t k = 0; k < halo.receive_nodes.size(); ++k)
+    std::copy_n(&receive[k * kBlock], kBlock, state + static_cast<std::size_t>(halo.receive_nodes[k]) * kBlock);
+}
+
+PartitionSummary summarize_partition(const Communicator& comm, const RankLayout& layout) {
+  PartitionSummary summary;
+  summary.ranks = comm.size();
+  summary.source = layout.source;
+  summary.edge_cut = comm.sum(layout.figures.cut_edges) / 2;  // each cut edge is local on both of its ranks
+  summary.ghosts_total = comm.sum(layout.figures.ghost_nodes);
+  summary.ghosts_max = comm.max(layout.figures.ghost_nodes);
+  summary.ghosts_min = -comm.max(-layout.figures.ghost_nodes);
+  const double edges = static_cast<double>(layout.figures.local_edges);
+  const double nodes = static_cast<double>(layout.figures.owned_nodes);
+  const double mean_edges = comm.sum(edges) / comm.size(), mean_nodes = comm.sum(nodes) / comm.size();
+  summary.edge_imbalance = mean_edges > 0 ? comm.max(edges) / mean_edges : 1.0;
+  summary.node_imbalance = mean_nodes > 0 ? comm.max(nodes) / mean_nodes : 1.0;
+  return summary;
+}
+
+}  // namespace fluxjac
