@@ -674,7 +674,9 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "roofline_fraction",
                                            "time_relative_to_hd",
                                            "resources",
-                                           "validation"}));
+                                           "validation",
+                                           "ranks",
+                                           "parallel"}));
   // The model of every variant the runs use, per strategy, as the variant declares it.
   const VariantWork& hd_work = Registry::instance().find("hd")->work;
   EXPECT_EQ(document.at("model").size(), 2u) << "hd and the reference";
@@ -715,7 +717,8 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
       "threads_per_edge,threads_per_side,edges_per_block,edges_per_block_requested,warmup,reps,status,min_ms,median_ms,"
       "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,time_relative_to_hd,registers,"
       "local_bytes,shared_bytes,"
-      "block_threads,adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
+      "block_threads,ranks,halo_median_ms,rank_max_ms,rank_min_ms,halo_transport,edge_cut,scaling,efficiency,"
+      "adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
       "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
   EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);
   auto value = [&](std::size_t row, const std::string& column) -> std::string {

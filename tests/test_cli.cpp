@@ -610,7 +610,7 @@ std::vector<UsageCase> usage_cases() {
   return {
       {"unknown_variant", "--variant no_such_variant", lists_every_variant},
       {"zero_reps", "--reps 0", {"fluxjac: error:", "--reps"}},
-      {"output_with_two_cases", "--mode full,compute-only", {"fluxjac: error:", "--output writes one Jacobian"}},
+      {"output_with_compute_only", "--mode full,compute-only", {"fluxjac: error:", "--output needs --mode full"}},
       {"unknown_option", "--no-such-option", {"--no-such-option"}},
   };
 }

@@ -55,6 +55,25 @@ TEST_P(GpuManyRanks, TwoRanksWriteTheJacobianOfOneProcess) {
   }
 }
 
+TEST(GpuManyRanksOutput, SeveralVariantsWriteOneFileEachUnderTheirNames) {
+  if (!test::variant_info("hd").available)
+    GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
+  if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
+  const std::string no_mpi = test::mpi_unavailable_reason();
+  if (!no_mpi.empty()) GTEST_SKIP() << "GPU test " << no_mpi;
+  if (!metis_available()) GTEST_SKIP() << "GPU test skipped: this build has no METIS to partition the mesh";
+  const test::TempDir dir;
+  const GeneratedMesh generated = test::generate_mesh("tet", 4, "rcm");
+  const std::string mesh = dir.file("mesh.h5");
+  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  const test::CommandResult result = test::run_fluxjac_mpi(
+      2, fmt::format("run --mesh '{}' --variant hd,dn_2 --assembly node --reps 1 -q -o '{}'", mesh, dir.file("J.h5")));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("J-hd.h5")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("J-dn_2.h5")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("J.h5")));
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuVariants, GpuManyRanks, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 

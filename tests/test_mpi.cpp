@@ -26,10 +26,10 @@ using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
 
-#define SKIP_WITHOUT_MPI()                                                            \
-  do {                                                                                \
-    const std::string reason = test::mpi_unavailable_reason();                        \
-    if (!reason.empty()) GTEST_SKIP() << reason;                                      \
+#define SKIP_WITHOUT_MPI()                                     \
+  do {                                                         \
+    const std::string reason = test::mpi_unavailable_reason(); \
+    if (!reason.empty()) GTEST_SKIP() << reason;               \
   } while (0)
 #define SKIP_WITHOUT_METIS() \
   if (!metis_available()) GTEST_SKIP() << "this build has no METIS (install libmetis-dev and rebuild): skipped"
@@ -76,8 +76,8 @@ TEST(MpiReference, EveryKindAndOrderOnTwoAndThreeRanksEqualsOneProcessBitForBit)
   SKIP_WITHOUT_MPI();
   SKIP_WITHOUT_METIS();
   const TempDir dir;
-  for (const auto& [kind, order] : std::vector<std::pair<std::string, std::string>>{
-           {"tet", "rcm"}, {"prism", "random"}, {"mixed", "natural"}}) {
+  for (const auto& [kind, order] :
+       std::vector<std::pair<std::string, std::string>>{{"tet", "rcm"}, {"prism", "random"}, {"mixed", "natural"}}) {
     const std::string path = write_generated(dir, kind, 4, order);
     for (const int ranks : {2, 3}) {
       SCOPED_TRACE(fmt::format("{} {} on {} ranks", kind, order, ranks));
@@ -156,8 +156,7 @@ TEST(MpiBench, RecordsCarryTheRanksTheHaloAndThePartition) {
       2, fmt::format("bench --mesh '{}' --variant reference --reps 3 --warmup 1 --threads 1 --json '{}' --csv '{}'",
                      path, json, csv));
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("halo ms"), std::string::npos) << "the table shows the halo exchange: "
-                                                              << result.output;
+  EXPECT_NE(result.output.find("halo ms"), std::string::npos) << "the table shows the halo exchange: " << result.output;
   std::ifstream in(json);
   const nlohmann::json document = nlohmann::json::parse(in);
   const nlohmann::json& run = document.at("runs").at(0);
@@ -173,6 +172,64 @@ TEST(MpiBench, RecordsCarryTheRanksTheHaloAndThePartition) {
   std::string header;
   std::getline(csv_in, header);
   EXPECT_NE(header.find("ranks,halo_median_ms"), std::string::npos) << header;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(MpiBench, StrongScalingRunsEveryRankCountOnTheSameMeshWithItsEfficiency) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 4, "rcm"), json = dir.file("strong.json");
+  const CommandResult result = run_fluxjac_mpi(
+      2, fmt::format("bench --mesh '{}' --variant reference --reps 2 --warmup 0 --threads 1 --ranks 1,2 --scaling "
+                     "strong --json '{}'",
+                     path, json));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const nlohmann::json runs = read_json(json).at("runs");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("ranks"), 1);
+  EXPECT_EQ(runs[1].at("ranks"), 2);
+  EXPECT_EQ(runs[0].at("n_edges"), runs[1].at("n_edges"));
+  EXPECT_DOUBLE_EQ(runs[0].at("parallel").at("efficiency").get<double>(), 1.0);
+  const double t1 = runs[0].at("assembly_ms").at("median"), t2 = runs[1].at("assembly_ms").at("median");
+  EXPECT_DOUBLE_EQ(runs[1].at("parallel").at("efficiency").get<double>(), t1 / (2 * t2));
+  EXPECT_EQ(runs[1].at("parallel").at("scaling"), "strong");
+}
+
+TEST(MpiBench, WeakScalingGrowsTheGeneratedMeshWithTheRanks) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string json = dir.file("weak.json");
+  const CommandResult result = run_fluxjac_mpi(
+      2, fmt::format("bench --mesh tet:3:rcm --cache '{}' --variant reference --reps 2 --warmup 0 --threads 1 --ranks "
+                     "1,2 --scaling weak --json '{}'",
+                     dir.file("cache"), json));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const nlohmann::json runs = read_json(json).at("runs");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("mesh"), "tet:3:rcm");
+  EXPECT_EQ(runs[1].at("mesh"), "tet:4:rcm") << "3 times the cube root of 2, rounded";
+  const double per_gpu_1 = runs[0].at("parallel").at("ns_per_edge_per_gpu");
+  const double per_gpu_2 = runs[1].at("parallel").at("ns_per_edge_per_gpu");
+  EXPECT_NEAR(runs[1].at("parallel").at("efficiency").get<double>(), per_gpu_1 / per_gpu_2, 1e-12);
+}
+
+TEST(MpiBench, RankCountsBeyondTheJobAndScalingWithoutOneRankAreUsageErrors) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm");
+  const CommandResult beyond = run_fluxjac_mpi(2, fmt::format("bench --mesh '{}' --variant reference --ranks 4", path));
+  EXPECT_EQ(beyond.exit_code, 3) << beyond.output;
+  EXPECT_NE(beyond.output.find("mpirun -np 4"), std::string::npos) << beyond.output;
+  const CommandResult no_one =
+      run_fluxjac_mpi(2, fmt::format("bench --mesh '{}' --variant reference --ranks 2 --scaling strong", path));
+  EXPECT_EQ(no_one.exit_code, 3) << no_one.output;
+  EXPECT_NE(no_one.output.find("include 1"), std::string::npos) << no_one.output;
 }
 
 TEST(MpiBadInput, AFilePartitionedForAnotherRankCountFailsOnEveryRankAndWritesNothing) {
@@ -224,8 +281,7 @@ TEST(MpiBadInput, AnOutputOverAnInputIsRefusedOnEveryRankAndTheInputKept) {
 TEST(MpiBadInput, CommandsOtherThanRunAndBenchSayToRunWithoutMpirun) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
-  const CommandResult result =
-      run_fluxjac_mpi(2, fmt::format("mesh gen --kind tet --n 2 -o '{}'", dir.file("m.h5")));
+  const CommandResult result = run_fluxjac_mpi(2, fmt::format("mesh gen --kind tet --n 2 -o '{}'", dir.file("m.h5")));
   EXPECT_EQ(result.exit_code, 3) << result.output;
   EXPECT_NE(result.output.find("without mpirun"), std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("m.h5")));

@@ -207,9 +207,11 @@ inline std::string mpi_unavailable_reason() {
 /// too, with Open MPI's single-copy shared memory off (containers often forbid the ptrace it needs).
 inline CommandResult run_fluxjac_mpi(int ranks, const std::string& args) {
 #ifdef FLUXJAC_MPIEXEC
-  const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                               "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 "
-                               "'" FLUXJAC_MPIEXEC "' -np " + std::to_string(ranks) + " '" + FLUXJAC_EXECUTABLE + "' ";
+  const std::string launcher =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "'" FLUXJAC_MPIEXEC "' -np " +
+      std::to_string(ranks) + " '" + FLUXJAC_EXECUTABLE + "' ";
   return run_command(launcher + args);
 #else
   (void)ranks;

@@ -184,7 +184,9 @@ std::string format_table(const std::vector<RunRecord>& records) {
   const bool many_ranks = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
     return r.parallel.ranks > 1 || !r.parallel.scaling.empty();
   });
-  const auto shown = [many_ranks](const Column& column) { return column.heading && (many_ranks || !column.many_ranks); };
+  const auto shown = [many_ranks](const Column& column) {
+    return column.heading && (many_ranks || !column.many_ranks);
+  };
   std::string out;
   for (const Column& column : columns()) {
     if (!shown(column)) continue;

@@ -240,6 +240,7 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   r.assembly = run.text("assembly").value_or("");
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
   r.edges_per_block_requested = static_cast<int>(run.whole_number("edges_per_block_requested", 0, INT_MAX).value_or(0));
+  r.ranks = static_cast<int>(run.whole_number("ranks", 1, INT_MAX).value_or(1));
   r.status = run_status(run);
   r.reason = run.text("reason").value_or("");
   if (const std::optional<Members> times = run.object("assembly_ms")) {
@@ -297,6 +298,7 @@ std::string ResultRun::key() const {
   if (!assembly.empty())
     key += fmt::format(" {} epb={}", assembly,
                        edges_per_block_requested > 0 ? std::to_string(edges_per_block_requested) : "default");
+  if (ranks > 1) key += fmt::format(" ranks={}", ranks);  // a many-rank case is its own case
   return key;
 }
 

@@ -15,6 +15,7 @@ namespace fluxjac {
 struct ResultRun {
   std::string mesh, variant, mode, assembly;
   int edges_per_block_requested = 0;
+  int ranks = 1;              ///< MPI ranks (absent in files of one process: 1)
   std::string status = "ok";  ///< ok, skipped, failed
   std::string reason;
   std::optional<double> median_ms;  ///< absent unless the case ran

@@ -65,10 +65,10 @@ PreparedMesh prepare_mesh(const std::string& name, const std::string& file, cons
     prepared.layout = std::move(part.layout);
     prepared.partition = summarize_partition(comm, *prepared.layout);
     const PartitionSummary& p = prepared.partition;
-    say(note, fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
-                          "{:.3f} (nodes)",
-                          p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance,
-                          p.node_imbalance));
+    say(note,
+        fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
+                    "{:.3f} (nodes)",
+                    p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance, p.node_imbalance));
   } else {
     prepared.mesh = read_edge_mesh(file);
     prepared.state = read_flow_state(prepared.state_file, prepared.mesh.n_nodes);
@@ -248,12 +248,11 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
     variant.fetch(assembled);
     if (validate) {
       record.validated = true;
-      record.comparison =
-          mesh.distributed()
-              ? compare_rows(*mesh.comm, owned_rows(*mesh.layout, mesh.pattern, assembled), request.reference->rows,
-                             request.tolerances)
-              : compare_jacobians(mesh.pattern, assembled, request.reference->pattern, request.reference->jacobian,
-                                  request.tolerances);
+      record.comparison = mesh.distributed()
+                              ? compare_rows(*mesh.comm, owned_rows(*mesh.layout, mesh.pattern, assembled),
+                                             request.reference->rows, request.tolerances)
+                              : compare_jacobians(mesh.pattern, assembled, request.reference->pattern,
+                                                  request.reference->jacobian, request.tolerances);
     }
     if (result) *result = std::move(assembled);
   }

@@ -44,8 +44,7 @@ struct PreparedMesh {
 /// the block-CSR pattern and measures the ordering. `name` and `order` label the records. On many ranks
 /// (comm.distributed()), each reads its part (read_local_part) and the summary is gathered over the ranks.
 PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
-                          const std::string& order, const Note& note,
-                          const Communicator& comm = Communicator::world());
+                          const std::string& order, const Note& note, const Communicator& comm = Communicator::world());
 
 /// \brief The Jacobian runs are validated against, and where it came from.
 struct ReferenceJacobian {

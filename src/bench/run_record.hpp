@@ -48,8 +48,8 @@ const char* to_string(CaseStatus status);
 /// \brief How a run on many ranks shared the work (docs/design.md 9); ranks == 1 for a single process.
 struct ParallelFigures {
   int ranks = 1;
-  Stats halo_ms;         ///< the slowest rank's ghost exchange, per repetition
-  Stats rank_median_ms;  ///< each rank's median assembly time: min, mean (in the median field) and max over ranks
+  Stats halo_ms;               ///< the slowest rank's ghost exchange, per repetition
+  Stats rank_median_ms;        ///< each rank's median assembly time: min, mean (in the median field) and max over ranks
   std::string halo_transport;  ///< "MPI", "NCCL" or "MPI via host"
   PartitionSummary partition;
   std::string scaling;      ///< "weak" or "strong" in a scaling sweep, else empty
@@ -68,7 +68,7 @@ struct RunRecord {
   int edges_per_block_requested = 0;
   int warmup = 0, reps = 0;
   CaseStatus status = CaseStatus::kOk;
-  std::string reason;  ///< why a case was skipped or failed
+  std::string reason;                ///< why a case was skipped or failed
   Stats assembly_ms, zero_ms;        ///< on many ranks: the slowest rank's, per repetition
   double ns_per_edge = 0.0;          ///< median assembly time per edge
   double gbytes_per_s = 0.0;         ///< work model bytes over median time

@@ -1,6 +1,7 @@
 #include "bench/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <memory>
 
@@ -179,7 +180,34 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
   return label;
 }
 
-SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer) {
+std::string scale_mesh_spec(const std::string& spec, int ranks) {
+  if (!looks_like_mesh_spec(spec))
+    fail(ExitCode::kUsage,
+         "weak scaling grows a generator spec with the rank count, and {} is a file: give specs such as "
+         "mixed:160:rcm",
+         spec);
+  BoxMeshSpec box = parse_mesh_spec(spec);
+  const int n = static_cast<int>(std::lround(box.n * std::cbrt(static_cast<double>(ranks))));
+  // kind:n:order[:seed] with n replaced
+  const std::size_t first = spec.find(':'), second = spec.find(':', first + 1);
+  return spec.substr(0, first + 1) + std::to_string(n) + spec.substr(second);
+}
+
+void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_per_count, const std::string& scaling) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    RunRecord& record = records[i];
+    record.parallel.scaling = scaling;
+    const RunRecord& one = records[i % cases_per_count];
+    if (record.status != CaseStatus::kOk || one.status != CaseStatus::kOk || one.parallel.ranks != 1) continue;
+    const double ranks = record.parallel.ranks;
+    record.parallel.efficiency =
+        scaling == "strong" ? one.assembly_ms.median / (ranks * record.assembly_ms.median)
+                            : one.ns_per_edge / (record.ns_per_edge * ranks);  // per GPU: ns per edge times ranks
+  }
+}
+
+SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
+                      const Communicator& comm) {
   SweepResult result;
   const auto runs = [](const SweepCase& c) { return c.skip_reason.empty(); };
   const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
@@ -211,7 +239,6 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       reference.reset();
       mesh.reset();
       const MeshSource& source = plan.meshes[sweep_case.mesh];
-      const Communicator& comm = Communicator::world();
       comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
         if (comm.is_root()) ensure_mesh_file(source, observer.note);
       });

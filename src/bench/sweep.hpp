@@ -17,6 +17,7 @@
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
 #include "jacobian/compare.hpp"
+#include "parallel/communicator.hpp"
 #include "registry/registry.hpp"
 
 namespace fluxjac {
@@ -79,9 +80,20 @@ struct SweepResult {
   std::optional<DeviceCeilings> device;  ///< measured when a GPU variant is in the sweep
 };
 
-/// \brief Runs every case of the plan. Errors of a case (Error with kUsage or kInvalidInput: skipped;
+/// \brief Runs every case of the plan on the ranks of comm (one: the single-process path; many: each case on the
+/// ranks' parts of the mesh, docs/design.md 9). Errors of a case (Error with kUsage or kInvalidInput: skipped;
 /// anything else: failed) are recorded and the sweep goes on; errors reading or generating a mesh, and a stored
 /// reference of another mesh (checked before any case runs), end it.
-SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer);
+SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
+                      const Communicator& comm = Communicator::world());
+
+/// \brief The generator spec of about `ranks` times the edges of spec (n scaled by the cube root): the mesh of
+/// one point of a weak-scaling sweep. Files cannot be scaled: Error(kUsage).
+std::string scale_mesh_spec(const std::string& spec, int ranks);
+
+/// \brief Sets the parallel efficiency of every record of a scaling sweep from the one-rank record of the same
+/// case (the same position in its rank count's plan: `cases_per_count` records per rank count, one-rank first):
+/// strong scaling t1 / (P tP); weak scaling (ns per edge per GPU at 1) / (ns per edge per GPU at P).
+void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_per_count, const std::string& scaling);
 
 }  // namespace fluxjac

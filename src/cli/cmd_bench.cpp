@@ -1,5 +1,6 @@
 // fluxjac bench: a sweep of variants x meshes x assembly x edges per block x modes, from flags or a TOML
 // config (configs/bench-*.toml), with progress on stderr, tables on stdout and one CSV/JSON row per case.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -8,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/sweep_command.hpp"
+#include "parallel/communicator.hpp"
+#include "util/error.hpp"
 #include "util/output_paths.hpp"
 
 namespace fluxjac {
@@ -18,6 +21,8 @@ struct BenchOptions {
   ReportFiles reports;
   bool dry_run = false;
   bool quiet = false;
+  std::vector<int> ranks;        ///< rank counts to run on (the first ranks of the job); empty: all of them
+  std::string scaling = "none";  ///< none, strong or weak
 };
 
 int print_plan(const SweepPlan& plan) {
@@ -32,12 +37,70 @@ int print_plan(const SweepPlan& plan) {
   return 0;
 }
 
+/// The rank counts of the sweep, checked against the job's ranks.
+std::vector<int> rank_counts(const BenchOptions& options, const Communicator& world) {
+  std::vector<int> counts = options.ranks.empty() ? std::vector<int>{world.size()} : options.ranks;
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  for (const int count : counts)
+    if (count < 1 || count > world.size())
+      fail(ExitCode::kUsage, "--ranks {}: this job has {} rank{}; start it with 'mpirun -np {} fluxjac bench ...'",
+           count, world.size(), world.size() == 1 ? "" : "s", std::max(count, 1));
+  if (options.scaling != "none" && counts.front() != 1)
+    fail(ExitCode::kUsage, "--scaling {} measures against one rank: include 1 in --ranks (e.g. --ranks 1,2,4)",
+         options.scaling);
+  return counts;
+}
+
 int bench(const BenchOptions& options) {
-  const SweepPlan plan = plan_sweep(options.sweep);
-  print_notes(plan);
-  if (options.dry_run) return print_plan(plan);
-  const SweepResult result = run_sweep(plan, options.sweep, progress_observer(plan, options.quiet, options.reports));
-  return report_sweep(plan, result, options.sweep, options.reports);
+  const Communicator& world = Communicator::world();
+  const std::vector<int> counts = rank_counts(options, world);
+  // One plan per rank count (weak scaling grows the meshes with it), run on the job's first ranks; the others wait.
+  SweepPlan all_plans;
+  std::vector<RunRecord> records;
+  std::optional<DeviceCeilings> device;
+  for (const int count : counts) {
+    SweepConfig config = options.sweep;
+    if (options.scaling == "weak")
+      for (std::string& mesh : config.meshes) mesh = scale_mesh_spec(mesh, count);
+    const SweepPlan plan = plan_sweep(config);
+    if (count == counts.front()) print_notes(plan);
+    for (SweepCase sweep_case : plan.cases) {
+      sweep_case.mesh += all_plans.meshes.size();
+      all_plans.cases.push_back(std::move(sweep_case));
+    }
+    all_plans.meshes.insert(all_plans.meshes.end(), plan.meshes.begin(), plan.meshes.end());
+    if (options.dry_run) continue;
+    if (world.is_root() && counts.size() > 1) fmt::print(stderr, "---- {} rank{} ----\n", count, count == 1 ? "" : "s");
+    const Communicator ranks = world.split(world.rank() < count ? 0 : -1);
+    if (ranks.size() > 0) {
+      SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
+      // Reports are rewritten with every record so far, across rank counts.
+      if (observer.records_changed)
+        observer.records_changed = [&, inner = observer.records_changed](const std::vector<RunRecord>& so_far,
+                                                                         const std::optional<DeviceCeilings>& d) {
+          std::vector<RunRecord> combined = records;
+          combined.insert(combined.end(), so_far.begin(), so_far.end());
+          inner(combined, d);
+        };
+      SweepResult result = run_sweep(plan, config, observer, ranks);
+      records.insert(records.end(), result.records.begin(), result.records.end());
+      if (result.device) device = result.device;
+    }
+    world.barrier();
+  }
+  if (options.dry_run) return print_plan(all_plans);
+  // The first rank ran every count: it reports, and every rank exits with its code.
+  std::int64_t code = 0;
+  if (world.is_root()) {
+    if (options.scaling != "none") {
+      set_scaling_efficiency(records, records.size() / counts.size(), options.scaling);
+      progress_observer(all_plans, true, options.reports).records_changed(records, device);  // the files, once more
+    }
+    code = report_sweep(all_plans, SweepResult{records, device}, options.sweep, options.reports);
+  }
+  world.broadcast_bytes(&code, sizeof code);
+  return static_cast<int>(code);
 }
 
 }  // namespace
@@ -71,13 +134,26 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
   bench_app->add_option("--json", options->reports.json,
                         "write every case with build and device metadata as JSON (docs/bench-json.md; rewritten "
                         "after every case; '-': standard output, once at the end)");
+  bench_app
+      ->add_option("--ranks", options->ranks,
+                   "under mpirun: the rank counts to run every case on (the job's first ranks, one GPU each), e.g. "
+                   "1,2,4; default: all the job's ranks")
+      ->delimiter(',');
+  bench_app
+      ->add_option("--scaling", options->scaling,
+                   "with --ranks: strong (the same meshes on every rank count; efficiency t1 / (P tP)) or weak (each "
+                   "generator spec grown to about P times its edges; efficiency = ns per edge per GPU at 1 over that "
+                   "at P); none reports the runs only")
+      ->check(CLI::IsMember({"none", "strong", "weak"}))
+      ->capture_default_str();
   bench_app->add_flag("--dry-run", options->dry_run, "list the meshes and cases, run nothing");
   bench_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   bench_app->footer(
       "Examples:\n"
       "  fluxjac bench --mesh mixed:40:rcm,tet:30:random --mode full,compute-only --json r.json\n"
       "  fluxjac bench --config configs/paper.toml --json paper.json\n"
-      "  fluxjac bench --config configs/paper.toml --dry-run");
+      "  fluxjac bench --config configs/paper.toml --dry-run\n"
+      "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs");
   bench_app->callback([&action, options, bench_app] {
     action = [options, bench_app] {
       apply_config_file(*bench_app);

@@ -1,5 +1,7 @@
 // fluxjac run: assemble a mesh's Jacobian with one or more variants, time, validate, report. It is the sweep
 // of one mesh (cli/sweep_command.hpp), with a state file, a stored reference and the Jacobian file as extras.
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -23,35 +25,56 @@ struct RunOptions {
   bool quiet = false;
 };
 
-int run(RunOptions options) {
+/// Where --output puts the Jacobian of each variant: the path itself for one case; with several variants (one full
+/// case each), J.h5 becomes J-hd.h5, J-dn_10.h5, ...
+std::map<std::string, std::string> output_files(const SweepPlan& plan, const std::string& output) {
+  std::map<std::string, std::string> files;
+  if (output.empty()) return files;
+  for (const SweepCase& sweep_case : plan.cases) {
+    if (sweep_case.timing.mode != AssemblyMode::kFull)
+      fail(ExitCode::kUsage, "--output needs --mode full (other modes do not assemble a complete Jacobian)");
+    if (files.count(sweep_case.variant))
+      fail(ExitCode::kUsage,
+           "--output writes one Jacobian per variant, and '{}' has several cases here: select one assembly and one "
+           "edges per block",
+           sweep_case.variant);
+    files[sweep_case.variant] = output;
+  }
+  if (files.size() > 1) {
+    const std::filesystem::path path(output);
+    for (auto& [variant, file] : files)
+      file = (path.parent_path() / (path.stem().string() + "-" + variant + path.extension().string())).string();
+  }
+  return files;
+}
+
+int run(RunOptions options, const std::vector<InputPath>& inputs) {
   SweepConfig& sweep = options.sweep;
   if (!options.mesh.empty()) sweep.meshes = {options.mesh};
   sweep.named_cases_must_run = true;
   const SweepPlan plan = plan_sweep(sweep);
-  if (!options.output.empty()) {
-    if (plan.cases.size() != 1)
-      fail(ExitCode::kUsage,
-           "--output writes one Jacobian, and this run has {} cases: select one variant (and one mode, assembly "
-           "and edges per block)",
-           plan.cases.size());
-    if (plan.cases[0].timing.mode != AssemblyMode::kFull)
-      fail(ExitCode::kUsage, "--output needs --mode full (other modes do not assemble a complete Jacobian)");
+  const std::map<std::string, std::string> outputs = output_files(plan, options.output);
+  if (outputs.size() > 1) {
+    std::vector<OutputPath> checked;
+    for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
+    check_output_paths(inputs, checked);
   }
   print_notes(plan);
 
   SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
-  if (!options.output.empty())
-    observer.assembled = [&options, note = observer.note](const SweepCase& sweep_case, const PreparedMesh& mesh,
-                                                          const Jacobian& jacobian) {
+  if (!outputs.empty())
+    observer.assembled = [outputs, note = observer.note](const SweepCase& sweep_case, const PreparedMesh& mesh,
+                                                         const Jacobian& jacobian) {
+      const std::string& output = outputs.at(sweep_case.variant);
       const JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
                                   fmt::format("{} ({})", kVersion, kGitRevision)};
       // Many ranks: one file in the mesh file's numbering, each rank writing its owned rows.
       if (mesh.distributed())
-        write_distributed_jacobian(*mesh.comm, options.output, mesh.summary.n_nodes,
+        write_distributed_jacobian(*mesh.comm, output, mesh.summary.n_nodes,
                                    owned_rows(*mesh.layout, mesh.pattern, jacobian), info);
       else
-        write_jacobian(options.output, mesh.pattern, jacobian, info);
-      if (note) note(fmt::format("wrote {}", options.output));
+        write_jacobian(output, mesh.pattern, jacobian, info);
+      if (note) note(fmt::format("wrote {}", output));
     };
   const SweepResult result = run_sweep(plan, sweep, observer);
   return report_sweep(plan, result, sweep, options.reports);
@@ -78,7 +101,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                       "stored Jacobian (.h5 from --output) of the same mesh to validate against instead of the CPU "
                       "reference");
   run_app->add_option("-o,--output", options->output,
-                      "write the assembled Jacobian (.h5, block-CSR; one case); never over an input file");
+                      "write the assembled Jacobian (.h5, block-CSR; mode full); with several variants, one file "
+                      "each: J.h5 becomes J-hd.h5, J-dn_10.h5, ...; never over an input file. Under mpirun: one file "
+                      "in the mesh file's numbering, the same as one process writes");
   run_app->add_option("--csv", options->reports.csv,
                       "write one CSV row per case ('-': standard output, the table then goes to stderr)");
   run_app->add_option("--json", options->reports.json,
@@ -91,18 +116,19 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       "  fluxjac run --mesh box.h5 --variant all --json runs.json    # every variant this machine can run\n"
       "  fluxjac run --mesh box.h5 --variant reference -o ref.h5\n"
       "  fluxjac run --mesh box.h5 --variant hd --reference ref.h5   # needs a GPU\n"
-      "  fluxjac run --config configs/default.toml --reps 3");
+      "  fluxjac run --config configs/default.toml --reps 3\n"
+      "  mpirun -np 4 fluxjac run --mesh box.h5 --variant all -o J.h5  # one rank per GPU: J-hd.h5, ...");
   run_app->callback([&action, options, run_app] {
     action = [options, run_app] {
       apply_config_file(*run_app);
-      check_output_paths({{"--config", config_file_path(*run_app)},
-                          {"--mesh", options->mesh},
-                          {"--state", options->sweep.state},
-                          {"--reference", options->sweep.reference}},
-                         {{"--output", options->output},
-                          {"--csv", options->reports.csv, true},
-                          {"--json", options->reports.json, true}});
-      return run(*options);
+      const std::vector<InputPath> inputs{{"--config", config_file_path(*run_app)},
+                                          {"--mesh", options->mesh},
+                                          {"--state", options->sweep.state},
+                                          {"--reference", options->sweep.reference}};
+      check_output_paths(inputs, {{"--output", options->output},
+                                  {"--csv", options->reports.csv, true},
+                                  {"--json", options->reports.json, true}});
+      return run(*options, inputs);
     };
   });
 }

@@ -201,7 +201,7 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
   if (speak)
     fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed\n", records.size(),
-             records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid);
+               records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid);
   for (const RunRecord& r : records)
     if (speak && r.validated && !r.comparison.pattern_message.empty())
       fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant, r.mesh.name, r.comparison.pattern_message);

@@ -214,8 +214,8 @@ JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::
     while (pointer_row[at] != row) ++at;
     const block_offset begin = pointers[at], end = pointers[at + 1];
     if (begin < 0 || end < begin || end > nnz)
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: row {} spans blocks [{}, {}), outside [0, {}]", path, kRowPtr, row, row,
-           begin, end, nnz);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: row {} spans blocks [{}, {}), outside [0, {}]", path, kRowPtr, row,
+           row, begin, end, nnz);
     rows.block_start.push_back(begin);
     rows.local_ptr.push_back(rows.local_ptr.back() + (end - begin));
   }

@@ -211,8 +211,8 @@ PartSlice read_partition_part(const std::string& path, std::int64_t part) {
   slice.edge_offsets = read_offsets(file, kEdgeOffsets, parts, edges.shape[0], "n_edges from /mesh/edges");
   // Only this part's piece of each list: the offsets, then one hyperslab each.
   const auto read_piece = [&](const char* list_path, const char* offsets_path) {
-    const std::vector<std::int64_t> offsets =
-        read_offsets(file, offsets_path, parts, list_length(file, list_path), fmt::format("the length of {}", list_path));
+    const std::vector<std::int64_t> offsets = read_offsets(file, offsets_path, parts, list_length(file, list_path),
+                                                           fmt::format("the length of {}", list_path));
     const h5::DatasetInfo info = h5::describe_dataset(file, list_path);
     std::vector<std::int64_t> piece_offsets{0, offsets[part + 1] - offsets[part]};
     std::vector<std::int64_t> piece = h5::read_rows<std::int64_t>(file, info, {{offsets[part], offsets[part + 1]}});

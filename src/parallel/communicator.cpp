@@ -41,7 +41,21 @@ constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 
 bool mpi_available() { return true; }
 
+namespace {
+
+/// True when a launcher (mpirun, mpiexec, srun) started this process: then it joins its job. Run on its own, fluxjac
+/// does not start MPI at all, so a plain run needs nothing of MPI's (its shared-memory files, its daemons) and
+/// behaves exactly as a build without MPI.
+bool started_by_launcher() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MV2_COMM_WORLD_SIZE"})
+    if (std::getenv(variable)) return true;
+  return false;
+}
+
+}  // namespace
+
 MpiSession::MpiSession(int& argc, char**& argv) {
+  if (!started_by_launcher()) return;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   // Errors come back as codes (turned into fluxjac::Error), not as an abort inside MPI.
@@ -49,9 +63,10 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 }
 
 MpiSession::~MpiSession() {
-  int finalized = 0;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (initialized && !finalized) MPI_Finalize();
 }
 
 const Communicator& Communicator::world() {
@@ -195,8 +210,8 @@ void Communicator::send_bytes(const void* data, std::size_t bytes, int destinati
 void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int tag) const {
   for (std::size_t done = 0; done == 0 || done < bytes; done += kMaxMessageBytes) {
     const std::size_t piece = std::min(kMaxMessageBytes, bytes - done);
-    check(MPI_Recv(static_cast<char*>(data) + done, static_cast<int>(piece), MPI_BYTE, source, tag,
-                   handle_of(&handle_), MPI_STATUS_IGNORE),
+    check(MPI_Recv(static_cast<char*>(data) + done, static_cast<int>(piece), MPI_BYTE, source, tag, handle_of(&handle_),
+                   MPI_STATUS_IGNORE),
           "MPI_Recv");
     if (bytes == 0) break;
   }
@@ -298,9 +313,8 @@ std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
     const std::vector<std::vector<std::int64_t>>& to_rank) const {
   return to_rank;
 }
-void Communicator::exchange(const std::vector<int>&, const std::vector<const double*>&,
-                            const std::vector<std::size_t>&, const std::vector<double*>&,
-                            const std::vector<std::size_t>&) const {}
+void Communicator::exchange(const std::vector<int>&, const std::vector<const double*>&, const std::vector<std::size_t>&,
+                            const std::vector<double*>&, const std::vector<std::size_t>&) const {}
 void Communicator::abort(const std::string& message, int exit_code) const {
   std::fprintf(stderr, "fluxjac: error: %s\n", message.c_str());
   std::exit(exit_code);

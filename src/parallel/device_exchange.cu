@@ -39,10 +39,10 @@ unsigned grid_for(std::int64_t count) {
 }
 
 #if defined(FLUXJAC_WITH_NCCL)
-#define FLUXJAC_NCCL_CHECK(call)                                                                             \
-  do {                                                                                                       \
-    const ncclResult_t result_ = (call);                                                                     \
-    if (result_ != ncclSuccess)                                                                              \
+#define FLUXJAC_NCCL_CHECK(call)                                                                                \
+  do {                                                                                                          \
+    const ncclResult_t result_ = (call);                                                                        \
+    if (result_ != ncclSuccess)                                                                                 \
       fail(ExitCode::kRuntime, "{}:{}: {} failed: {}", __FILE__, __LINE__, #call, ncclGetErrorString(result_)); \
   } while (0)
 #endif
@@ -93,7 +93,8 @@ class DeviceExchange final : public DeviceGhostExchange {
     const auto start = std::chrono::steady_clock::now();
     const auto sends = static_cast<std::int64_t>(halo_.send_nodes.size());
     const auto receives = static_cast<std::int64_t>(halo_.receive_nodes.size());
-    if (sends > 0) gather_rows<<<grid_for(sends), 256, 0, stream_>>>(state, send_nodes_.data(), sends, send_rows_.data());
+    if (sends > 0)
+      gather_rows<<<grid_for(sends), 256, 0, stream_>>>(state, send_nodes_.data(), sends, send_rows_.data());
     FLUXJAC_CUDA_CHECK_LAUNCH();
     if (use_nccl_) {
 #if defined(FLUXJAC_WITH_NCCL)
@@ -133,7 +134,7 @@ class DeviceExchange final : public DeviceGhostExchange {
     }
     if (receives > 0)
       scatter_rows<<<grid_for(receives), 256, 0, stream_>>>(receive_rows_.data(), receive_nodes_.data(), receives,
-                                                             state);
+                                                            state);
     FLUXJAC_CUDA_CHECK_LAUNCH();
     FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

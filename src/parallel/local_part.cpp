@@ -17,9 +17,9 @@ namespace {
 /// What a rank needs to build its part, in file numbering: read from slices, or cut by rank 0 and sent.
 struct PartPieces {
   std::int64_t global_nodes = 0, global_edges = 0;
-  std::vector<std::int64_t> owned;        ///< ascending file ids
-  EdgeMesh edges;                         ///< the local edges in file order, node ids in file numbering
-  std::vector<double> owned_state;        ///< [owned][5]
+  std::vector<std::int64_t> owned;  ///< ascending file ids
+  EdgeMesh edges;                   ///< the local edges in file order, node ids in file numbering
+  std::vector<double> owned_state;  ///< [owned][5]
   double gamma = 1.4;
   std::vector<std::int64_t> ghosts;       ///< ascending file ids
   std::vector<std::int64_t> ghost_owner;  ///< [ghosts]
@@ -58,7 +58,8 @@ HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& gl
         fail(ExitCode::kRuntime, "rank {} asked rank {} for node {}, which it does not hold", r, comm.rank(), node);
       plan.send_nodes.push_back(static_cast<node_index>(local));
     }
-    for (const std::int64_t node : asked[r]) plan.receive_nodes.push_back(static_cast<node_index>(local_id(global_node, node)));
+    for (const std::int64_t node : asked[r])
+      plan.receive_nodes.push_back(static_cast<node_index>(local_id(global_node, node)));
     plan.send_offsets.push_back(static_cast<std::int64_t>(plan.send_nodes.size()));
     plan.receive_offsets.push_back(static_cast<std::int64_t>(plan.receive_nodes.size()));
   }
@@ -279,7 +280,8 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
              mesh_file, comm.size(), mesh_file, comm.size());
       const EdgeMesh mesh = read_edge_mesh(mesh_file);
       const FlowState state = read_flow_state(states, mesh.n_nodes);
-      say(fmt::format("{} is not partitioned for {} ranks: METIS on rank 0 (for large meshes partition once with "
+      say(
+          fmt::format("{} is not partitioned for {} ranks: METIS on rank 0 (for large meshes partition once with "
                       "'fluxjac mesh partition {} --parts {} -o OUT.h5')",
                       mesh_file, comm.size(), mesh_file, comm.size()));
       all = cut_into_pieces(mesh, state, partition_nodes(mesh, comm.size()));

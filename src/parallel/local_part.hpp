@@ -21,11 +21,11 @@ namespace fluxjac {
 
 /// \brief Which ghost states a rank sends and receives in one halo exchange.
 struct HaloPlan {
-  std::vector<int> peers;                        ///< ranks exchanged with, ascending
-  std::vector<std::int64_t> send_offsets;        ///< [peers + 1] into send_nodes
-  std::vector<node_index> send_nodes;            ///< local ids of owned nodes whose states peers need
-  std::vector<std::int64_t> receive_offsets;     ///< [peers + 1] into receive_nodes
-  std::vector<node_index> receive_nodes;         ///< local ids of ghost nodes, in the order their owner sends
+  std::vector<int> peers;                     ///< ranks exchanged with, ascending
+  std::vector<std::int64_t> send_offsets;     ///< [peers + 1] into send_nodes
+  std::vector<node_index> send_nodes;         ///< local ids of owned nodes whose states peers need
+  std::vector<std::int64_t> receive_offsets;  ///< [peers + 1] into receive_nodes
+  std::vector<node_index> receive_nodes;      ///< local ids of ghost nodes, in the order their owner sends
   std::int64_t send_count() const { return static_cast<std::int64_t>(send_nodes.size()); }
   std::int64_t receive_count() const { return static_cast<std::int64_t>(receive_nodes.size()); }
 };
@@ -75,10 +75,10 @@ void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, doubl
 struct PartitionSummary {
   int ranks = 1;
   std::string source;
-  std::int64_t edge_cut = 0;         ///< edges whose ends lie on different ranks
+  std::int64_t edge_cut = 0;  ///< edges whose ends lie on different ranks
   std::int64_t ghosts_min = 0, ghosts_max = 0, ghosts_total = 0;
-  double edge_imbalance = 1.0;       ///< max local edges / mean local edges
-  double node_imbalance = 1.0;       ///< max owned nodes / mean owned nodes
+  double edge_imbalance = 1.0;  ///< max local edges / mean local edges
+  double node_imbalance = 1.0;  ///< max owned nodes / mean owned nodes
 };
 PartitionSummary summarize_partition(const Communicator& comm, const RankLayout& layout);
 

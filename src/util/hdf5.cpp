@@ -446,16 +446,18 @@ void read_rows_raw(const File& file, const DatasetInfo& info, const std::vector<
   require_readable(file, info, 0.0);
   const Dataset dataset(H5Dopen2(file.id(), info.path.c_str(), H5P_DEFAULT));
   const std::size_t element_bytes = H5Tget_size(memory_type);
-  const bool read = dataset.valid() && transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space,
-                                                                                          hid_t memory_space,
-                                                                                          std::int64_t first) {
-                      return H5Dread(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
-                                     static_cast<char*>(buffer) + first * element_bytes) >= 0;
-                    });
-  if (!read) fail(ExitCode::kInvalidInput, "{}: {}: cannot read the selected rows (damaged file?)", info.file, info.path);
+  const bool read =
+      dataset.valid() &&
+      transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space, hid_t memory_space, std::int64_t first) {
+        return H5Dread(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
+                       static_cast<char*>(buffer) + first * element_bytes) >= 0;
+      });
+  if (!read)
+    fail(ExitCode::kInvalidInput, "{}: {}: cannot read the selected rows (damaged file?)", info.file, info.path);
 }
 
-void create_dataset(const File& file, const std::string& path, hid_t file_type, const std::vector<std::int64_t>& shape) {
+void create_dataset(const File& file, const std::string& path, hid_t file_type,
+                    const std::vector<std::int64_t>& shape) {
   const std::vector<hsize_t> dims(shape.begin(), shape.end());
   const Dataspace space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   PropertyList link_properties(H5Pcreate(H5P_LINK_CREATE));
@@ -481,11 +483,11 @@ void write_rows_raw(const File& file, const std::string& path, const std::vector
   for (std::size_t k = 1; k < dims.size(); ++k) row_width *= static_cast<std::int64_t>(dims[k]);
   const std::size_t element_bytes = H5Tget_size(memory_type);
   errno = 0;
-  const bool written = transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space, hid_t memory_space,
-                                                                        std::int64_t first) {
-    return H5Dwrite(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
-                    static_cast<const char*>(data) + first * element_bytes) >= 0;
-  });
+  const bool written =
+      transfer_rows(dataset.id(), rows, row_width, [&](hid_t file_space, hid_t memory_space, std::int64_t first) {
+        return H5Dwrite(dataset.id(), memory_type, memory_space, file_space, H5P_DEFAULT,
+                        static_cast<const char*>(data) + first * element_bytes) >= 0;
+      });
   const int write_error = errno;
   if (!dataset.reset() || !written)
     fail(ExitCode::kRuntime, "{}: {}: writing rows failed: {}", file.name(), path,
