@@ -12,9 +12,8 @@
 #        SKIP_TESTS (0)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-FINAL_OUT=${OUT:-gpu-results}
-mkdir -p "$FINAL_OUT"
-OUT=$(mktemp -d)
+OUT=${OUT:-gpu-results}
+mkdir -p "$OUT"
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
 RANKS=${RANKS:-$(( GPUS > 2 ? GPUS : 2 ))}
 N=${N:-100}
@@ -54,6 +53,9 @@ summary="$OUT/summary.txt"
 status=0
 log "paper mesh mixed:$N:rcm on $RANKS ranks: every variant validated, each file against one GPU"
 "$FLUXJAC" mesh gen --kind mixed --n "$N" --order rcm -q -o "$WORK/paper.h5" >/dev/null
+"$FLUXJAC" run --mesh "$WORK/paper.h5" --variant all --assembly node --warmup 3 --reps 20 --no-validate -q \
+  --json "$OUT/one-gpu-node.json" >"$WORK/table.txt" || status=1
+{ echo "== one GPU, node assembly"; cat "$WORK/table.txt"; } | tee -a "$summary"
 "${MPIRUN[@]}" "$FLUXJAC" run --mesh "$WORK/paper.h5" --variant all --assembly node --warmup 3 --reps 20 \
   -o "$WORK/many.h5" --json "$OUT/many-ranks-node.json" --csv "$OUT/many-ranks-node.csv" >"$WORK/table.txt" 2>"$OUT/many-ranks.log" || status=1
 cat "$WORK/table.txt" | tee -a "$summary"
@@ -84,8 +86,6 @@ if [[ "$SCALING" == 1 ]]; then
   done
 fi
 
-cp "$summary" "$FINAL_OUT/"
-tar -C "$OUT" -czf "$FINAL_OUT/gpu-mpi-results.tar.gz" .
-log "summary"
+log "summary (results and logs in $OUT)"
 cat "$summary"
 exit $status
