@@ -13,7 +13,15 @@ Writes into DIR (default: plots/) one PNG per chart that the results hold data f
   ns-per-edge-vs-size.png  ns per edge against mesh size
   orderings.png            ns per edge for natural, random and RCM node orderings of one mesh
   edges-per-block.png      ns per edge against the block-size tuning parameter
+  weak-scaling.png         `bench --scaling weak`: ns per edge per GPU and parallel efficiency against the GPU count
+                           (target 95%), with the halo exchange stacked on the assembly time where it was timed
+  strong-scaling.png       `bench --scaling strong`: assembly time against the GPU count beside the ideal t1/P, and
+                           parallel efficiency (target 85%), with the halo exchange as in weak-scaling.png
+  halo.png                 runs on several GPUs outside a scaling sweep: halo exchange time stacked on assembly time
+                           per GPU count
 
+The first six draw one-process runs only (`ranks` 1; files without `ranks` ran on one); the last three draw the
+runs on several GPUs (`ranks`, `parallel`).
 Several files (devices, builds) are drawn side by side; every chart names its device(s), mesh and units.
 Needs Debian's python3-matplotlib and python3-numpy (use /usr/bin/python3, which sees them).
 """
@@ -27,6 +35,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 # The paper's Table II: V100 times in ms on its 5.97M-edge wing-body mesh.
@@ -65,6 +74,20 @@ def ran(run):
     return run.get("status", "ok") == "ok" and run.get("assembly_ms") and run.get("ns_per_edge")
 
 
+def rank_count(run):
+    """MPI ranks (GPUs) of a run; files from before `ranks` existed ran on one."""
+    return int(run.get("ranks") or 1)
+
+
+def parallel_of(run):
+    return run.get("parallel") or {}
+
+
+def ran_on_one(run):
+    """A run of one process: what the one-GPU charts compare (the scaling charts draw the others)."""
+    return ran(run) and rank_count(run) == 1
+
+
 def median_ms(run):
     return run["assembly_ms"]["median"]
 
@@ -83,7 +106,7 @@ def series_name(device, assembly):
 
 def gpu_full_default(runs):
     """Mode-full GPU runs at the default block size: what the headline charts compare."""
-    return [r for r in runs if ran(r) and r.get("backend") == "cuda" and r.get("mode") == "full"
+    return [r for r in runs if ran_on_one(r) and r.get("backend") == "cuda" and r.get("mode") == "full"
             and not r.get("edges_per_block_requested")]
 
 
@@ -160,7 +183,8 @@ def chart_time_vs_paper(runs, out, written):
 
 def chart_table4_split(runs, out, written):
     name = "table4-split.png"
-    gpu = [r for r in runs if ran(r) and r.get("backend") == "cuda" and not r.get("edges_per_block_requested")]
+    gpu = [r for r in runs
+           if ran_on_one(r) and r.get("backend") == "cuda" and not r.get("edges_per_block_requested")]
     panels = OrderedDict()  # (device, assembly) -> {(variant, mode): ms}
     captions = {}
     for device in sorted({r["_device"] for r in gpu}):
@@ -201,7 +225,7 @@ def chart_table4_split(runs, out, written):
 
 def chart_roofline(runs, out, written):
     name = "roofline.png"
-    full = [r for r in runs if ran(r) and r.get("mode") == "full" and r.get("backend") == "cuda"]
+    full = [r for r in runs if ran_on_one(r) and r.get("mode") == "full" and r.get("backend") == "cuda"]
     if not full:
         return skip(name, "no mode-full GPU runs")
     devices = sorted({r["_device"] for r in full})
@@ -248,7 +272,7 @@ def chart_roofline(runs, out, written):
 
 def chart_size(runs, out, written):
     name = "ns-per-edge-vs-size.png"
-    full = [r for r in runs if ran(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")]
+    full = [r for r in runs if ran_on_one(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")]
     orders = [r.get("mesh_order") or "" for r in full]
     if not full:
         return skip(name, "no mode-full runs")
@@ -281,7 +305,7 @@ def chart_size(runs, out, written):
 
 def chart_orderings(runs, out, written):
     name = "orderings.png"
-    full = [r for r in runs if ran(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")
+    full = [r for r in runs if ran_on_one(r) and r.get("mode") == "full" and not r.get("edges_per_block_requested")
             and r.get("mesh_order")]
     # Meshes that differ only in ordering have the same node and edge counts.
     groups = defaultdict(set)
@@ -326,7 +350,7 @@ def chart_orderings(runs, out, written):
 
 def chart_edges_per_block(runs, out, written):
     name = "edges-per-block.png"
-    gpu_full = [r for r in runs if ran(r) and r.get("mode") == "full" and r.get("backend") == "cuda"
+    gpu_full = [r for r in runs if ran_on_one(r) and r.get("mode") == "full" and r.get("backend") == "cuda"
                 and r.get("edges_per_block")]
     swept = [r for r in gpu_full if r.get("edges_per_block_requested")]
     groups = defaultdict(set)
@@ -363,8 +387,283 @@ def chart_edges_per_block(runs, out, written):
     save(fig, out, name, written)
 
 
+# ---- many GPUs: scaling sweeps and halo exchange ---------------------------------------------------------------
+
+WEAK_TARGET_PERCENT = 95.0  # the issue's targets for parallel efficiency
+STRONG_TARGET_PERCENT = 85.0
+
+
+def halo_median(run):
+    halo = parallel_of(run).get("halo_ms")
+    return halo["median"] if halo and halo.get("median") is not None else None
+
+
+def per_gpu_ns(run):
+    value = parallel_of(run).get("ns_per_edge_per_gpu")
+    return value if value is not None else run["ns_per_edge"] * rank_count(run)
+
+
+def edges_text(n_edges):
+    return f"{n_edges / 1e6:.3g}M" if n_edges >= 1e6 else f"{n_edges / 1e3:.3g}k"
+
+
+def gpus_text(count):
+    return f"{count} GPU" + ("" if count == 1 else "s")
+
+
+def mesh_family(mesh):
+    """A weak-scaling sweep grows a spec kind:n:order[:seed] with the rank count: the spec with n left out."""
+    parts = mesh.split(":")
+    return ":".join(parts[:1] + ["n"] + parts[2:]) if len(parts) >= 3 and parts[1].isdigit() else mesh
+
+
+def case_sort_key(key):
+    device, mesh, variant, assembly, mode, per_block = key
+    return (device, mesh, variant_rank(variant), assembly or "", MODES.index(mode) if mode in MODES else len(MODES),
+            per_block)
+
+
+def case_labels(keys):
+    """Legend labels of (device, mesh, variant, assembly, mode, edges per block) keys: what tells them apart."""
+    many = [len({k[i] for k in keys}) > 1 for i in range(6)]
+    labels = {}
+    for key in keys:
+        device, mesh, variant, assembly, mode, per_block = key
+        label = variant + (f" ({assembly})" if assembly else "")
+        if mode != "full" or many[4]:
+            label += f", {mode}"
+        if per_block:
+            label += f", {per_block} per block"
+        if many[1]:
+            label += f", {mesh}"
+        if many[0]:
+            label += f", {device}"
+        labels[key] = label
+    return labels
+
+
+def scaling_cases(runs, scaling):
+    """Runs of a `bench --scaling` sweep as {(device, mesh, variant, assembly, mode, edges per block): {ranks: run}};
+    a weak sweep's meshes are matched by their spec without n (mesh_family)."""
+    cases = defaultdict(dict)
+    for r in runs:
+        if ran(r) and parallel_of(r).get("scaling") == scaling:
+            mesh = mesh_family(r["mesh"]) if scaling == "weak" else r["mesh"]
+            key = (r["_device"], mesh, r["variant"], r.get("assembly"), r.get("mode"),
+                   r.get("edges_per_block_requested") or 0)
+            cases[key][rank_count(r)] = r
+    return OrderedDict(sorted(cases.items(), key=lambda kv: case_sort_key(kv[0])))
+
+
+def rank_axis(ax, counts, labels=None):
+    """Log2 axis of GPU counts, ticked at the counts measured."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(counts, labels or [str(c) for c in counts])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlim(counts[0] / 1.25, counts[-1] * 1.25)
+    ax.set_xlabel("GPUs (MPI ranks)")
+
+
+DEVICE_LINES = ["-", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 1))]
+
+
+def case_style(key, devices):
+    """Colour by variant, marker by assembly (as the other charts), line style by device where there are several."""
+    return dict(color=f"C{variant_rank(key[2]) % 10}", marker=MARKERS.get(key[3], "^"),
+                ls=DEVICE_LINES[devices.index(key[0]) % len(DEVICE_LINES)])
+
+
+def plot_efficiency(ax, cases, labels, target, target_name):
+    devices = sorted({key[0] for key in cases})
+    values = []
+    for key, points in cases.items():
+        counts = sorted(p for p in points if parallel_of(points[p]).get("efficiency") is not None)
+        percent = [100 * parallel_of(points[p])["efficiency"] for p in counts]
+        values += percent
+        ax.plot(counts, percent, label=labels[key], **case_style(key, devices))
+    ax.axhline(100, color="k", ls="--", lw=1, label="ideal (100%)")
+    ax.axhline(target, color="k", ls=":", lw=1.2, label=f"{target_name} ({target:.0f}%)")
+    low = min(values + [target]) if values else target
+    ax.set_ylim(max(0, 5 * np.floor((low - 3) / 5)), max(105, max(values + [100]) + 5))
+    ax.set_ylabel("parallel efficiency [%]")
+    ax.grid(which="both", alpha=0.25)
+
+
+def halo_transports(runs):
+    return ", ".join(sorted({parallel_of(r).get("halo_transport") for r in runs} - {None, ""}))
+
+
+def plot_halo_bars(ax, cases, labels):
+    """Per case, one bar per GPU count: median assembly time with the median halo exchange (ghost states, before
+    each assembly, outside its timing) stacked on top, labelled with its share of the two."""
+    counts = sorted({p for points in cases.values() for p in points})
+    colors = {p: plt.cm.viridis(0.15 + 0.7 * i / max(1, len(counts) - 1)) for i, p in enumerate(counts)}
+    x = np.arange(len(cases))
+    width = 0.8 / len(counts)
+    top = 0.0
+    for i, count in enumerate(counts):
+        pos = x - 0.4 + width * (i + 0.5)
+        assembly = np.array([median_ms(points[count]) if count in points else np.nan for points in cases.values()])
+        halo = np.array([(halo_median(points[count]) or 0.0) if count in points else np.nan
+                         for points in cases.values()])
+        ax.bar(pos, assembly, width, color=colors[count], edgecolor="k", linewidth=0.3, label=gpus_text(count))
+        ax.bar(pos, halo, width, bottom=assembly, color=colors[count], alpha=0.35, hatch="///", edgecolor="k",
+               linewidth=0.3)
+        for p, a, h in zip(pos, assembly, halo):
+            if np.isfinite(h) and h > 0:
+                ax.annotate(f"{100 * h / (a + h):.0f}%", (p, a + h), ha="center", va="bottom", fontsize=6,
+                            xytext=(0, 2), textcoords="offset points")
+        top = max(top, np.nanmax(np.append(assembly + halo, 0.0)))
+    ax.set_xticks(x, [labels[key] for key in cases], rotation=20 if len(cases) > 4 else 0,
+                  ha="right" if len(cases) > 4 else "center")
+    ax.set_ylim(0, 1.3 * top)
+    ax.set_ylabel("median time per repetition [ms]")
+    ax.grid(axis="y", alpha=0.3)
+    ax.bar([np.nan], [np.nan], color="0.85", hatch="///", edgecolor="k", linewidth=0.3,
+           label="halo exchange, % of the bar")
+    ax.legend(fontsize=7, ncol=len(counts) + 1, loc="upper left", title="assembly (solid) + halo exchange (hatched)",
+              title_fontsize=7)
+
+
+def has_halo(runs):
+    return any(rank_count(r) > 1 and halo_median(r) is not None for r in runs)
+
+
+def scaling_figure(with_halo):
+    """Two panels side by side; a full-width halo panel below them when the runs timed the exchange."""
+    if not with_halo:
+        fig, axes = plt.subplots(1, 2, figsize=(14, 5.5))
+        return fig, axes[0], axes[1], None
+    fig = plt.figure(figsize=(14, 10.5))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1, 0.85])
+    return fig, fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])
+
+
+def chart_weak_scaling(runs, out, written):
+    name = "weak-scaling.png"
+    cases = scaling_cases(runs, "weak")
+    if not cases:
+        return skip(name, "no weak-scaling runs: fluxjac bench --ranks 1,2,4 --scaling weak")
+    chosen = [r for points in cases.values() for r in points.values()]
+    labels = case_labels(list(cases))
+    devices = sorted({key[0] for key in cases})
+    counts = sorted({rank_count(r) for r in chosen})
+    # Each mesh spec's size at one GPU: the work per GPU the sweep holds constant.
+    sizes = OrderedDict()
+    for (device, family, *_), points in cases.items():
+        if 1 in points:
+            sizes.setdefault(family, (points[1]["mesh"], points[1]["n_edges"]))
+    tick_labels = None
+    if len(sizes) == 1:  # one mesh grown with the GPUs: its whole size under each count
+        edges = {rank_count(r): r["n_edges"] for r in chosen}
+        tick_labels = [f"{c}\n{edges_text(edges[c])} edges" for c in counts]
+    halo = has_halo(chosen)
+    fig, left, right, bottom = scaling_figure(halo)
+    top = 0.0
+    for key, points in cases.items():
+        ranks = sorted(points)
+        values = [per_gpu_ns(points[p]) for p in ranks]
+        top = max(top, max(values))
+        left.plot(ranks, values, label=labels[key], **case_style(key, devices))
+    rank_axis(left, counts, tick_labels)
+    left.set_ylim(0, 1.15 * top)
+    left.set_ylabel("median assembly time per edge x GPUs [ns]\n(ns per edge per GPU; flat = ideal)")
+    left.grid(which="both", alpha=0.25)
+    left.set_title("time per edge per GPU (the slowest rank's assembly)", fontsize=9)
+    plot_efficiency(right, cases, labels, WEAK_TARGET_PERCENT, "target")
+    rank_axis(right, counts, tick_labels)
+    right.set_title("weak-scaling efficiency: ns per edge per GPU at 1 GPU / at P GPUs", fontsize=9)
+    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if bottom is not None:
+        plot_halo_bars(bottom, cases, labels)
+        bottom.set_title(f"assembly and halo exchange per repetition (slowest rank of each; "
+                         f"{halo_transports(chosen) or 'transport unknown'})", fontsize=9)
+    per_gpu = "; ".join(f"{mesh}: {edges_text(n)} edges per GPU" for mesh, n in sizes.values())
+    fig.suptitle(f"Weak scaling of the Jacobian assembly — {devices_of(chosen)}\n"
+                 f"{per_gpu or 'no 1-GPU run'} (the mesh at 1 GPU), grown with the GPU count", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+def chart_strong_scaling(runs, out, written):
+    name = "strong-scaling.png"
+    cases = scaling_cases(runs, "strong")
+    if not cases:
+        return skip(name, "no strong-scaling runs: fluxjac bench --ranks 1,2,4 --scaling strong")
+    chosen = [r for points in cases.values() for r in points.values()]
+    labels = case_labels(list(cases))
+    devices = sorted({key[0] for key in cases})
+    counts = sorted({rank_count(r) for r in chosen})
+    halo = has_halo(chosen)
+    fig, left, right, bottom = scaling_figure(halo)
+    for key, points in cases.items():
+        ranks = sorted(points)
+        style = case_style(key, devices)
+        left.plot(ranks, [median_ms(points[p]) for p in ranks], label=labels[key], **style)
+        if 1 in points:
+            ideal = np.array(counts, dtype=float)
+            left.plot(ideal, median_ms(points[1]) / ideal, color=style["color"], ls="--", lw=0.9, alpha=0.7)
+    left.plot([], [], color="k", ls="--", lw=0.9, label="ideal t1 / P (per case, same colour)")
+    left.set_yscale("log")
+    for axis in (left.yaxis.set_major_formatter, left.yaxis.set_minor_formatter):
+        axis(matplotlib.ticker.FormatStrFormatter("%g"))
+    rank_axis(left, counts)
+    left.set_ylabel("median assembly time [ms] (the slowest rank's)")
+    left.grid(which="both", alpha=0.25)
+    left.set_title("assembly time of the whole mesh", fontsize=9)
+    plot_efficiency(right, cases, labels, STRONG_TARGET_PERCENT, "target")
+    rank_axis(right, counts)
+    right.set_title("strong-scaling efficiency: t1 / (P x tP)", fontsize=9)
+    # One legend for both panels: the cases, the ideal line and the efficiency references.
+    handles, names = left.get_legend_handles_labels()
+    more = [(h, n) for h, n in zip(*right.get_legend_handles_labels()) if n not in names]
+    right.legend(handles + [h for h, _ in more], names + [n for _, n in more], fontsize=7, loc="upper left",
+                 bbox_to_anchor=(1.01, 1.0))
+    if bottom is not None:
+        plot_halo_bars(bottom, cases, labels)
+        bottom.set_title(f"assembly and halo exchange per repetition (slowest rank of each; "
+                         f"{halo_transports(chosen) or 'transport unknown'})", fontsize=9)
+    meshes = sorted({k[1] for k in cases})
+    fig.suptitle(f"Strong scaling of the Jacobian assembly — {devices_of(chosen)}\n"
+                 + "; ".join(mesh_caption(chosen, m) for m in meshes) + ", divided among the GPUs", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
+def chart_halo(runs, out, written):
+    name = "halo.png"
+    swept = [r for r in runs if ran(r) and parallel_of(r).get("scaling") in ("weak", "strong")]
+    in_sweep = {id(r) for r in swept}
+    many = [r for r in runs if ran(r) and id(r) not in in_sweep and rank_count(r) > 1 and halo_median(r) is not None]
+    if not many:
+        if has_halo(swept):
+            return skip(name, "the halo exchange is drawn in the scaling charts")
+        return skip(name, "no runs on several GPUs with a timed halo exchange")
+    # Per device and mesh, every case measured on several GPUs, with its one-GPU run where the results have it.
+    keys = {(r["_device"], r["mesh"], r["variant"], r.get("assembly"), r.get("mode"),
+             r.get("edges_per_block_requested") or 0) for r in many}
+    panels = OrderedDict()
+    for r in runs:
+        key = (r["_device"], r["mesh"], r["variant"], r.get("assembly"), r.get("mode"),
+               r.get("edges_per_block_requested") or 0)
+        if ran(r) and id(r) not in in_sweep and key in keys:
+            panels.setdefault(key[:2], {}).setdefault(key, {})[rank_count(r)] = r
+    panels = OrderedDict(sorted(panels.items()))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.5 * len(panels)), squeeze=False)
+    for ax, ((device, mesh), cases) in zip(axes[:, 0], panels.items()):
+        cases = OrderedDict(sorted(cases.items(), key=lambda kv: case_sort_key(kv[0])))
+        of_panel = [r for points in cases.values() for r in points.values()]
+        plot_halo_bars(ax, cases, case_labels(list(cases)))
+        ax.set_title(f"{device} — {mesh_caption(of_panel, mesh)}; halo over "
+                     f"{halo_transports(of_panel) or 'unknown transport'}", fontsize=9)
+    fig.suptitle(f"Halo exchange beside the assembly (slowest rank of each, per repetition) — {devices_of(many)}",
+                 fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
 CHARTS = [chart_time_vs_paper, chart_table4_split, chart_roofline, chart_size, chart_orderings,
-          chart_edges_per_block]
+          chart_edges_per_block, chart_weak_scaling, chart_strong_scaling, chart_halo]
 
 
 def main():
