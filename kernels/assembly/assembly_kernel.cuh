@@ -137,8 +137,10 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
     block.transpose[k] = __ldg(&map.entry_transpose[first_entry + k]);
     block.other[k] = __ldg(&map.col_idx[first_entry + k]);
   }
-  for (int r = threadIdx.x; r < row_count; r += blockDim.x)
-    for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = first_row + r;
+  for (int r = threadIdx.x; r < row_count; r += blockDim.x) {
+    const node_index own = map.row_node ? __ldg(&map.row_node[first_row + r]) : first_row + r;
+    for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = own;
+  }
   __syncthreads();
 
   // ---- compute: the own-side derivative block of every entry ---------------------------------------------
@@ -176,8 +178,9 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
     double sum = 0.0;
     for (int k = block.row_start[row] - first_entry; k < block.row_start[row + 1] - first_entry; ++k)
       sum += block.staging[k * kBlockEntries + component];
-    jacobian.adiag[static_cast<std::int64_t>(first_row + row) * kBlockEntries + component] =
-        block_signs(0).diagonal * sum;
+    // The node of the visited row (its place in Adiag: the pattern's layout whatever the traversal).
+    const node_index own = map.row_node ? __ldg(&map.row_node[first_row + row]) : first_row + row;
+    jacobian.adiag[static_cast<std::int64_t>(own) * kBlockEntries + component] = block_signs(0).diagonal * sum;
   }
 }
 

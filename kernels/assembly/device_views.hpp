@@ -18,16 +18,20 @@ struct DeviceEdges {
   edge_index n_edges;
 };
 
-/// Node-based assembly: the block-CSR rows; per entry (i, j) of row i the column j, the position of the
-/// transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i (outward unit normal
-/// and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of each thread
-/// block (whole rows packed to a capacity of entries at setup).
+/// Node-based assembly: the block-CSR rows in the order the kernel visits them; per entry (i, j) of row i the
+/// column j, the position of the transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i
+/// (outward unit normal and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of
+/// each thread block (whole rows packed to a capacity of entries at setup). Visited row r is node row_node[r]
+/// (a traversal that keeps neighbours close in time, e.g. RCM, for meshes whose own order scatters them); without
+/// row_node it is node r. Entries keep the pattern's order within a row, so each Adiag sum is the same whatever the
+/// traversal, and the outputs keep the pattern's layout.
 struct DeviceNodeMap {
-  const std::int32_t* row_ptr;          ///< [n_nodes + 1]
+  const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order
   const node_index* col_idx;            ///< [nnz]: j
   const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
   const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
   const std::int32_t* block_first_row;  ///< [blocks + 1]
+  const node_index* row_node;           ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
 };
 
 /// Kernel outputs.

@@ -166,7 +166,9 @@ void to_json(ordered_json& run, const RunRecord& r) {
                  {"shared_bytes", r.resources->shared_bytes},
                  {"block_threads", r.resources->block_threads},
                  {"edges_per_block", r.resources->edges_per_block},
-                 {"max_block_threads", r.resources->max_block_threads}};
+                 {"max_block_threads", r.resources->max_block_threads},
+                 {"node_traversal",
+                  r.resources->node_traversal.empty() ? ordered_json() : ordered_json(r.resources->node_traversal)}};
   ordered_json validation;
   if (r.validated)
     validation = {{"adiag_error", r.comparison.adiag_error},   {"aoff_error", r.comparison.aoff_error},

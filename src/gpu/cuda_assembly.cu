@@ -7,6 +7,7 @@
 #include "assembly/edge_input.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/row_blocks.hpp"
+#include "mesh/ordering.hpp"
 
 namespace fluxjac {
 
@@ -19,6 +20,7 @@ std::optional<KernelResources> CudaAssembly::resources() const {
   resources.max_block_threads = attributes.maxThreadsPerBlock;
   const int units = units_per_block_ ? units_per_block_ : default_units_per_block(strategy);
   resources.edges_per_block = units;
+  if (strategy == AssemblyStrategy::kNode) resources.node_traversal = node_traversal_;
   if (strategy == AssemblyStrategy::kEdge) {
     resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units);
     resources.block_threads = units * lanes(strategy);
@@ -77,20 +79,64 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
     }
     entry_face[4 * static_cast<std::size_t>(lr) + 3] = entry_face[4 * static_cast<std::size_t>(rl) + 3] = mesh.areas[e];
   }
-  host_row_ptr_.assign(pattern.row_ptr.begin(), pattern.row_ptr.end());
-  col_idx_.upload(pattern.col_idx.data(), pattern.col_idx.size());
+  setup_node_map(mesh, pattern, entry_transpose, entry_face);
   node_launch_ = NodeLaunch{};
   edges_.upload(mesh.edges.data(), mesh.edges.size());
   normals_.upload(mesh.normals.data(), mesh.normals.size());
   areas_.upload(mesh.areas.data(), mesh.areas.size());
   slots_.upload(slots.data(), slots.size());
-  row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
-  entry_face_.upload(entry_face.data(), entry_face.size());
-  entry_transpose_.upload(entry_transpose.data(), entry_transpose.size());
   state_.upload(state.Q.data(), state.Q.size());
   adiag_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries);
   aoff_.allocate(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
   holds_full_assembly_ = false;
+}
+
+void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern,
+                                  const std::vector<std::int32_t>& transpose, const std::vector<double>& face) {
+  // A block's rows share neighbours only when the order keeps them close: in a scattered order (random, or a
+  // mesh generator's), each block's Aoff stores and state loads land all over memory and its partial 32-byte
+  // sectors leave L2 unmerged. Then visit rows in RCM order, when that shortens the mean edge span 4 times or more.
+  std::vector<node_index> new_id_of_old;
+  if (mesh.n_edges() > 0) {
+    new_id_of_old = reverse_cuthill_mckee(mesh);
+    double rcm_span = 0.0;
+    for (edge_index e = 0; e < mesh.n_edges(); ++e)
+      rcm_span += std::abs(double(new_id_of_old[mesh.left(e)]) - double(new_id_of_old[mesh.right(e)]));
+    if (4.0 * rcm_span / static_cast<double>(mesh.n_edges()) > mean_edge_span(mesh)) new_id_of_old.clear();
+  }
+  node_traversal_ = new_id_of_old.empty() ? "file" : "RCM";
+  if (new_id_of_old.empty()) {
+    host_row_ptr_.assign(pattern.row_ptr.begin(), pattern.row_ptr.end());
+    col_idx_.upload(pattern.col_idx.data(), pattern.col_idx.size());
+    entry_face_.upload(face.data(), face.size());
+    entry_transpose_.upload(transpose.data(), transpose.size());
+    row_node_.allocate(0);
+  } else {
+    // Rows move whole, entries keep their order within a row: the same sums, the same output layout.
+    std::vector<node_index> row_node(static_cast<std::size_t>(pattern.n_nodes));
+    for (std::int64_t node = 0; node < pattern.n_nodes; ++node)
+      row_node[new_id_of_old[node]] = static_cast<node_index>(node);
+    host_row_ptr_.assign(1, 0);
+    std::vector<node_index> columns;
+    std::vector<std::int32_t> visited_transpose;
+    std::vector<double> visited_face;
+    columns.reserve(pattern.col_idx.size());
+    visited_transpose.reserve(transpose.size());
+    visited_face.reserve(face.size());
+    for (const node_index node : row_node) {
+      for (block_offset k = pattern.row_ptr[node]; k < pattern.row_ptr[node + 1]; ++k) {
+        columns.push_back(pattern.col_idx[k]);
+        visited_transpose.push_back(transpose[k]);
+        visited_face.insert(visited_face.end(), &face[4 * k], &face[4 * k] + 4);
+      }
+      host_row_ptr_.push_back(static_cast<std::int32_t>(columns.size()));
+    }
+    col_idx_.upload(columns.data(), columns.size());
+    entry_face_.upload(visited_face.data(), visited_face.size());
+    entry_transpose_.upload(visited_transpose.data(), visited_transpose.size());
+    row_node_.upload(row_node.data(), row_node.size());
+  }
+  row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
 }
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
@@ -120,8 +166,8 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
            units_per_block_, node_launch_.shared_bytes, shared_limit);
     block_first_row_.upload(first_rows.data(), first_rows.size());
   }
-  const DeviceNodeMap map{row_ptr_.data(), col_idx_.data(), entry_transpose_.data(), entry_face_.data(),
-                          block_first_row_.data()};
+  const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(),         entry_transpose_.data(),
+                          entry_face_.data(), block_first_row_.data(), row_node_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "assembly/device_views.hpp"
@@ -53,6 +54,10 @@ class CudaAssembly : public Variant {
   int default_units_per_block(AssemblyStrategy strategy) const;
 
  private:
+  /// Uploads the node map of node assembly, its rows in file order or, where that order scatters neighbours, in
+  /// RCM order (see DeviceNodeMap).
+  void setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern, const std::vector<std::int32_t>& transpose,
+                      const std::vector<double>& face);
   /// Packs whole rows, in order, into blocks of at most `capacity` entries and rows; returns the launch
   /// geometry and, when asked, each block's first row (plus the end).
   NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
@@ -60,6 +65,7 @@ class CudaAssembly : public Variant {
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
   DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
+  DeviceArray<node_index> row_node_;  ///< the node of each visited row (RCM traversal), empty for file order
   DeviceArray<double> entry_face_;
   DeviceArray<node_index> col_idx_;
   NodeLaunch node_launch_;
@@ -72,6 +78,7 @@ class CudaAssembly : public Variant {
   int units_per_block_ = 0;
   AssemblyStrategy strategy_ = AssemblyStrategy::kEdge;
   bool holds_full_assembly_ = false;
+  std::string node_traversal_;
   TimingOptions last_options_;
 };
 

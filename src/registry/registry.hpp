@@ -61,7 +61,8 @@ struct KernelResources {
   std::size_t shared_bytes = 0;  ///< static + dynamic shared memory per block
   int block_threads = 0;
   int edges_per_block = 0;
-  int max_block_threads = 0;  ///< the most threads per block the kernel's registers allow
+  int max_block_threads = 0;   ///< the most threads per block the kernel's registers allow
+  std::string node_traversal;  ///< node assembly: the order rows are visited in ("file" or "RCM"); else empty
 };
 
 /// \brief Where a variant keeps the flow state it assembles from: a run on many ranks refreshes the ghost rows
