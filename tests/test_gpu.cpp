@@ -106,6 +106,21 @@ TEST_P(ValidateAgainstReference, GoldenJacobian) {
   EXPECT_EQ(result.exit_code, 0) << result.output;
 }
 
+/// Node assembly visits the rows of a scattered order (random) in RCM order, and keeps a mesh's own good order.
+class NodeTraversal : public GpuVariantTest {};
+
+TEST_P(NodeTraversal, RandomOrderIsVisitedInRcmOrderAndAnRcmMeshInItsOwn) {
+  if (strategy() != AssemblyStrategy::kNode) GTEST_SKIP() << "the edge strategy has no row traversal";
+  for (const auto& [order, expected] : {std::pair{"random", "RCM"}, std::pair{"rcm", "file"}}) {
+    const auto [generated, pattern, reference] = test::assemble_generated("mixed", 9, order);
+    auto variant = setup(generated.mesh, generated.state, pattern);
+    const Comparison comparison = compare_jacobians(pattern, assemble(*variant), pattern, reference);
+    EXPECT_TRUE(comparison.passed) << order << ": Adiag " << comparison.adiag_error << ", Aoff "
+                                   << comparison.aoff_error;
+    EXPECT_EQ(variant->resources()->node_traversal, expected) << order;
+  }
+}
+
 /// Edges (or incident edges) per block is a tuning knob, not a correctness one.
 class EdgesPerBlock : public GpuVariantTest {};
 
@@ -152,6 +167,8 @@ TEST_P(RepeatedRuns, AgreeAndTableFourModesRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuVariants, ValidateAgainstReference, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, NodeTraversal, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, EdgesPerBlock, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
