@@ -718,6 +718,7 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
       "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,time_relative_to_hd,registers,"
       "local_bytes,shared_bytes,"
       "block_threads,ranks,halo_median_ms,rank_max_ms,rank_min_ms,halo_transport,edge_cut,scaling,efficiency,"
+      "efficiency_with_halo,"
       "adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
       "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
   EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);

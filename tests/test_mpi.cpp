@@ -197,6 +197,8 @@ TEST(MpiBench, StrongScalingRunsEveryRankCountOnTheSameMeshWithItsEfficiency) {
   EXPECT_DOUBLE_EQ(runs[0].at("parallel").at("efficiency").get<double>(), 1.0);
   const double t1 = runs[0].at("assembly_ms").at("median"), t2 = runs[1].at("assembly_ms").at("median");
   EXPECT_DOUBLE_EQ(runs[1].at("parallel").at("efficiency").get<double>(), t1 / (2 * t2));
+  const double halo = runs[1].at("parallel").at("halo_ms").at("median");
+  EXPECT_NEAR(runs[1].at("parallel").at("efficiency_with_halo").get<double>(), t1 / (2 * (t2 + halo)), 1e-12);
   EXPECT_EQ(runs[1].at("parallel").at("scaling"), "strong");
 }
 

@@ -96,6 +96,9 @@ const std::vector<Column>& columns() {
       {"edge_cut", "/parallel/partition/edge_cut"},
       {"scaling", "/parallel/scaling"},
       Column{"efficiency", "/parallel/efficiency", "{:.4f}"}.in_table("eff", 6, "{:.1f}%", 100.0).of_many_ranks(),
+      Column{"efficiency_with_halo", "/parallel/efficiency_with_halo", "{:.4f}"}
+          .in_table("eff+halo", 8, "{:.1f}%", 100.0)
+          .of_many_ranks(),
       Column{"adiag_error", "/validation/adiag_error", "{:.3e}"}.in_table("Adiag err", 10, "{:.2e}"),
       Column{"aoff_error", "/validation/aoff_error", "{:.3e}"}.in_table("Aoff err", 10, "{:.2e}"),
       Column{"validation", "/validation/passed"}.as_verdict().in_table("valid", 6),

@@ -105,7 +105,8 @@ ordered_json parallel_json(const RunRecord& r) {
                                                    {"node_imbalance", part.node_imbalance}}
                                     : ordered_json()},
           {"scaling", p.scaling.empty() ? ordered_json() : ordered_json(p.scaling)},
-          {"efficiency", p.efficiency > 0 ? ordered_json(p.efficiency) : ordered_json()}};
+          {"efficiency", p.efficiency > 0 ? ordered_json(p.efficiency) : ordered_json()},
+          {"efficiency_with_halo", p.efficiency_with_halo > 0 ? ordered_json(p.efficiency_with_halo) : ordered_json()}};
 }
 
 }  // namespace

@@ -52,8 +52,9 @@ struct ParallelFigures {
   Stats rank_median_ms;        ///< each rank's median assembly time: min, mean (in the median field) and max over ranks
   std::string halo_transport;  ///< "MPI", "NCCL" or "MPI via host"
   PartitionSummary partition;
-  std::string scaling;      ///< "weak" or "strong" in a scaling sweep, else empty
-  double efficiency = 0.0;  ///< parallel efficiency against the one-rank case of the scaling sweep (0: none)
+  std::string scaling;                ///< "weak" or "strong" in a scaling sweep, else empty
+  double efficiency = 0.0;            ///< parallel efficiency against the one-rank case of the scaling sweep (0: none)
+  double efficiency_with_halo = 0.0;  ///< the same with each time the assembly plus the halo exchange before it
 };
 
 /// \brief One variant run on one mesh with one mode and tuning: everything the table, CSV and JSON show.

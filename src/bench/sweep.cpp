@@ -194,15 +194,20 @@ std::string scale_mesh_spec(const std::string& spec, int ranks) {
 }
 
 void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_per_count, const std::string& scaling) {
+  // Per GPU and edge for weak scaling (the meshes grow with the ranks), the whole mesh's time for strong scaling.
+  const auto cost = [&scaling](const RunRecord& r, double ms) {
+    return scaling == "strong" ? ms * r.parallel.ranks
+                               : ms * r.parallel.ranks / static_cast<double>(std::max<std::int64_t>(1, r.mesh.n_edges));
+  };
   for (std::size_t i = 0; i < records.size(); ++i) {
     RunRecord& record = records[i];
     record.parallel.scaling = scaling;
     const RunRecord& one = records[i % cases_per_count];
     if (record.status != CaseStatus::kOk || one.status != CaseStatus::kOk || one.parallel.ranks != 1) continue;
-    const double ranks = record.parallel.ranks;
-    record.parallel.efficiency =
-        scaling == "strong" ? one.assembly_ms.median / (ranks * record.assembly_ms.median)
-                            : one.ns_per_edge / (record.ns_per_edge * ranks);  // per GPU: ns per edge times ranks
+    const double base = cost(one, one.assembly_ms.median);
+    record.parallel.efficiency = base / cost(record, record.assembly_ms.median);
+    record.parallel.efficiency_with_halo =
+        base / cost(record, record.assembly_ms.median + record.parallel.halo_ms.median);
   }
 }
 

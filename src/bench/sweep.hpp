@@ -93,7 +93,8 @@ std::string scale_mesh_spec(const std::string& spec, int ranks);
 
 /// \brief Sets the parallel efficiency of every record of a scaling sweep from the one-rank record of the same
 /// case (the same position in its rank count's plan: `cases_per_count` records per rank count, one-rank first):
-/// strong scaling t1 / (P tP); weak scaling (ns per edge per GPU at 1) / (ns per edge per GPU at P).
+/// strong scaling t1 / (P tP); weak scaling (ns per edge per GPU at 1) / (ns per edge per GPU at P); and the same with
+/// each time the assembly plus the halo exchange before it (efficiency_with_halo).
 void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_per_count, const std::string& scaling);
 
 }  // namespace fluxjac
