@@ -112,8 +112,8 @@ Communicator Communicator::split(int color) const {
   return c;
 }
 
-#define FLUXJAC_SERIAL_SHORTCUT(value) \
-  if (handle_ == 0) return value
+// handle_ == 0: MPI is not running (fluxjac started without a launcher), so this is the one process and every
+// collective below is the identity.
 
 void Communicator::barrier() const {
   if (handle_ == 0) return;
@@ -130,28 +130,28 @@ T reduce(const void* handle, T value, MPI_Datatype type, MPI_Op op) {
 }  // namespace
 
 double Communicator::max(double value) const {
-  FLUXJAC_SERIAL_SHORTCUT(value);
+  if (handle_ == 0) return value;
   return reduce(&handle_, value, MPI_DOUBLE, MPI_MAX);
 }
 double Communicator::min(double value) const {
-  FLUXJAC_SERIAL_SHORTCUT(value);
+  if (handle_ == 0) return value;
   return reduce(&handle_, value, MPI_DOUBLE, MPI_MIN);
 }
 double Communicator::sum(double value) const {
-  FLUXJAC_SERIAL_SHORTCUT(value);
+  if (handle_ == 0) return value;
   return reduce(&handle_, value, MPI_DOUBLE, MPI_SUM);
 }
 std::int64_t Communicator::max(std::int64_t value) const {
-  FLUXJAC_SERIAL_SHORTCUT(value);
+  if (handle_ == 0) return value;
   return reduce(&handle_, value, MPI_INT64_T, MPI_MAX);
 }
 std::int64_t Communicator::sum(std::int64_t value) const {
-  FLUXJAC_SERIAL_SHORTCUT(value);
+  if (handle_ == 0) return value;
   return reduce(&handle_, value, MPI_INT64_T, MPI_SUM);
 }
 
 std::vector<double> Communicator::max(const std::vector<double>& values) const {
-  FLUXJAC_SERIAL_SHORTCUT(values);
+  if (handle_ == 0) return values;
   std::vector<double> result(values.size());
   check(MPI_Allreduce(values.data(), result.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
                       handle_of(&handle_)),
@@ -160,21 +160,21 @@ std::vector<double> Communicator::max(const std::vector<double>& values) const {
 }
 
 std::int64_t Communicator::exclusive_sum(std::int64_t value) const {
-  FLUXJAC_SERIAL_SHORTCUT(0);
+  if (handle_ == 0) return 0;
   std::int64_t result = 0;
   check(MPI_Exscan(&value, &result, 1, MPI_INT64_T, MPI_SUM, handle_of(&handle_)), "MPI_Exscan");
   return rank_ == 0 ? 0 : result;  // MPI leaves rank 0's result undefined
 }
 
 std::vector<std::int64_t> Communicator::all_gather(std::int64_t value) const {
-  FLUXJAC_SERIAL_SHORTCUT(std::vector<std::int64_t>{value});
+  if (handle_ == 0) return std::vector<std::int64_t>{value};
   std::vector<std::int64_t> values(static_cast<std::size_t>(size_));
   check(MPI_Allgather(&value, 1, MPI_INT64_T, values.data(), 1, MPI_INT64_T, handle_of(&handle_)), "MPI_Allgather");
   return values;
 }
 
 std::vector<double> Communicator::all_gather(double value) const {
-  FLUXJAC_SERIAL_SHORTCUT(std::vector<double>{value});
+  if (handle_ == 0) return std::vector<double>{value};
   std::vector<double> values(static_cast<std::size_t>(size_));
   check(MPI_Allgather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, handle_of(&handle_)), "MPI_Allgather");
   return values;
@@ -219,7 +219,7 @@ void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int 
 
 std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
     const std::vector<std::vector<std::int64_t>>& to_rank) const {
-  FLUXJAC_SERIAL_SHORTCUT(to_rank);
+  if (handle_ == 0) return to_rank;
   const auto n = static_cast<std::size_t>(size_);
   std::vector<int> send_counts(n), receive_counts(n), send_offsets(n), receive_offsets(n);
   std::vector<std::int64_t> send;
