@@ -5,5 +5,6 @@
 int main(int argc, char** argv) {
   // Under mpirun every rank runs the same command on its part of the mesh (docs/design.md 9); without MPI, one.
   const fluxjac::MpiSession mpi(argc, argv);
-  return fluxjac::run_cli(argc, argv);
+  const int exit_code = fluxjac::run_cli(argc, argv);
+  return fluxjac::Communicator::world().leave(exit_code);
 }

@@ -1,10 +1,12 @@
 #include "parallel/communicator.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <numeric>
+#include <thread>
 
 #include "util/error.hpp"
 
@@ -267,6 +269,22 @@ void Communicator::exchange(const std::vector<int>& peers, const std::vector<con
   check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
+int Communicator::leave(int exit_code, double patience_seconds) const {
+  if (handle_ == 0 || size_ == 1) return exit_code;
+  MPI_Request request;
+  if (MPI_Ibarrier(handle_of(&handle_), &request) != MPI_SUCCESS) return exit_code;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(patience_seconds);
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+    if (std::chrono::steady_clock::now() > deadline)
+      abort(fmt::format("the other ranks did not finish within {:.0f} s of this one (they wait in a step it left)",
+                        patience_seconds),
+            exit_code != 0 ? exit_code : static_cast<int>(ExitCode::kRuntime));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return exit_code;
+}
+
 void Communicator::abort(const std::string& message, int exit_code) const {
   std::fprintf(stderr, "fluxjac: error (rank %d of %d, ending every rank): %s\n", rank_, size_, message.c_str());
   std::fflush(stderr);
@@ -315,6 +333,7 @@ std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
 }
 void Communicator::exchange(const std::vector<int>&, const std::vector<const double*>&, const std::vector<std::size_t>&,
                             const std::vector<double*>&, const std::vector<std::size_t>&) const {}
+int Communicator::leave(int exit_code, double) const { return exit_code; }
 void Communicator::abort(const std::string& message, int exit_code) const {
   std::fprintf(stderr, "fluxjac: error: %s\n", message.c_str());
   std::exit(exit_code);

@@ -94,6 +94,11 @@ class Communicator {
   /// failing rank's message and exit code), so that they all leave the collective path together.
   void agree(const std::function<void()>& step) const;
 
+  /// \brief The last step of every rank (main): returns exit_code once every rank has come this far. A rank that
+  /// left with an error the others did not share would otherwise wait forever in MPI_Finalize while they wait in
+  /// a step it left; after `patience_seconds` it ends the whole job instead (MPI_Abort with its exit code).
+  int leave(int exit_code, double patience_seconds = 60.0) const;
+
   /// \brief Ends the whole job after an error that not every rank can see (MPI_Abort); prints message first.
   [[noreturn]] void abort(const std::string& message, int exit_code) const;
 

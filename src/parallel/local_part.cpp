@@ -169,7 +169,6 @@ PartPieces read_slices(const Communicator& comm, const std::string& mesh_file, c
   const FlowState state = read_flow_state_slice(state_file, pieces.global_nodes, first_node, end_node);
   pieces.owned_state = state.Q;
   pieces.gamma = state.gamma;
-  pieces.owned_row_start = consecutive_row_starts(comm, pieces);
   return pieces;
 }
 
@@ -265,6 +264,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   std::string source;
   if (parts == comm.size()) {
     comm.agree([&] { pieces = read_slices(comm, mesh_file, states); });
+    pieces.owned_row_start = consecutive_row_starts(comm, pieces);  // collective: after every rank has read
     source = "file partition";
     say(fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
                     seconds_since(start)));
