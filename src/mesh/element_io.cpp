@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "mesh/mesh_io.hpp"
 #include "physics/gas.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
@@ -17,8 +18,6 @@ constexpr const char* kElementsGroup = "/elements";
 constexpr const char* kCoords = "/elements/coords";
 constexpr const char* kStateGroup = "/elements/state";
 constexpr const char* kState = "/elements/state/Q";
-/// gamma values closer than this to 1.4 are taken as 1.4 (a float32 attribute holds 1.39999998).
-constexpr double kGammaTolerance = 1e-6;
 
 std::string block_path(CellType type) { return std::string(kElementsGroup) + "/" + element_block_name(type); }
 
@@ -55,29 +54,14 @@ std::string listing_of_elements_group(const h5::File& file) {
 }
 
 FlowState read_state(const h5::File& file, std::int64_t n_nodes) {
-  const std::optional<double> gamma = h5::read_number_attribute(file, kStateGroup, "gamma");
-  if (!gamma)
-    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is missing (expected 1.4)", file.name(), kStateGroup);
-  if (!(std::abs(*gamma - kGamma) <= kGammaTolerance))
-    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is {}: only gamma = 1.4 is supported", file.name(),
-         kStateGroup, *gamma);
+  require_state_gamma(file, kStateGroup);
   const h5::DatasetInfo info = h5::describe_dataset(file, kState);
   h5::require_type(info, {h5::kFloat64});
   h5::require_shape(info, {n_nodes, kBlock}, fmt::format("[n_nodes, 5] with n_nodes = {} from {}", n_nodes, kCoords));
   FlowState state;
   state.gamma = kGamma;
   state.Q = h5::read<double>(file, info);
-  for (std::int64_t node = 0; node < n_nodes; ++node) {
-    const double* conservative = &state.Q[kBlock * node];
-    bool finite = true;
-    for (int k = 0; k < kBlock; ++k) finite = finite && std::isfinite(conservative[k]);
-    if (!finite)
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: the state has a non-finite component", file.name(), kState, node);
-    const double pressure = conservative[0] > 0.0 ? primitive_from_conservative(conservative).p : 0.0;
-    if (!(conservative[0] > 0.0 && pressure > 0.0))
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: density {:.9g} and pressure {:.9g} must both be positive", file.name(),
-           kState, node, conservative[0], pressure);
-  }
+  check_state_values(file.name(), kState, state.Q);
   return state;
 }
 

@@ -167,25 +167,6 @@ void check_finite(const std::string& file, const char* path, const std::vector<d
 
 // ---- /state --------------------------------------------------------------------------------------
 
-void check_state(const std::string& file, const std::vector<double>& q) {
-  const std::size_t n_nodes = q.size() / kBlock;
-  for (std::size_t node = 0; node < n_nodes; ++node) {
-    const double* conservative = &q[kBlock * node];
-    for (int k = 0; k < kBlock; ++k)
-      if (!std::isfinite(conservative[k]))
-        fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, kState, node, k,
-             conservative[k]);
-    if (!(conservative[0] > 0.0))
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: density is {}, expected a positive number", file, kState, node,
-           conservative[0]);
-    const double pressure = primitive_from_conservative(conservative).p;
-    if (!(pressure > 0.0))
-      fail(ExitCode::kInvalidInput,
-           "{}: {}[{}]: pressure is {:.9g}, expected a positive number (p = (gamma-1)*(rhoE - 0.5*rho*|u|^2))", file,
-           kState, node, pressure);
-  }
-}
-
 // ---- writing -------------------------------------------------------------------------------------
 
 void check_writable(const std::string& path, const EdgeMesh& mesh) {
@@ -318,6 +299,34 @@ EdgeMesh read_edge_mesh_slice(const std::string& path, const std::vector<std::in
   return read_edges_of(path, &edge_ids, &file_edges);
 }
 
+void require_state_gamma(const h5::File& file, const char* group) {
+  const std::optional<double> gamma = h5::read_number_attribute(file, group, "gamma");
+  if (!gamma)
+    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is missing (expected 1.4)", file.name(), group);
+  if (!(std::abs(*gamma - kGamma) <= kGammaTolerance))
+    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is {}: only gamma = 1.4 is supported", file.name(),
+         group, *gamma);
+}
+
+void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q) {
+  const std::size_t n_nodes = q.size() / kBlock;
+  for (std::size_t node = 0; node < n_nodes; ++node) {
+    const double* conservative = &q[kBlock * node];
+    for (int k = 0; k < kBlock; ++k)
+      if (!std::isfinite(conservative[k]))
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, dataset, node,
+             k, conservative[k]);
+    if (!(conservative[0] > 0.0))
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: density is {}, expected a positive number", file, dataset, node,
+           conservative[0]);
+    const double pressure = primitive_from_conservative(conservative).p;
+    if (!(pressure > 0.0))
+      fail(ExitCode::kInvalidInput,
+           "{}: {}[{}]: pressure is {:.9g}, expected a positive number (p = (gamma-1)*(rhoE - 0.5*rho*|u|^2))", file,
+           dataset, node, pressure);
+  }
+}
+
 namespace {
 
 FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, const h5::RowRange* rows) {
@@ -326,11 +335,7 @@ FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, co
   if (!h5::exists(file, kState))
     fail(ExitCode::kInvalidInput, "{}: {}: dataset not found (no flow state in this file; give one with --state)", path,
          kState);
-  const std::optional<double> gamma = h5::read_number_attribute(file, kStateGroup, "gamma");
-  if (!gamma) fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is missing (expected 1.4)", path, kStateGroup);
-  if (!(std::abs(*gamma - kGamma) <= kGammaTolerance))
-    fail(ExitCode::kInvalidInput, "{}: {}: attribute \"gamma\" is {}: only gamma = 1.4 is supported", path, kStateGroup,
-         *gamma);
+  require_state_gamma(file, kStateGroup);
 
   const h5::DatasetInfo q = h5::describe_dataset(file, kState);
   h5::require_type(q, {h5::kFloat64});
@@ -346,7 +351,7 @@ FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, co
     fail(ExitCode::kInvalidInput, "{}: {}: the selected nodes [{}, {}) lie outside its {} rows", path, kState,
          rows->begin, rows->end, q.shape[0]);
   state.Q = rows ? h5::read_rows<double>(file, q, {*rows}) : h5::read<double>(file, q);
-  check_state(path, state.Q);
+  check_state_values(path, kState, state.Q);
   state.gamma = kGamma;
   return state;
 }

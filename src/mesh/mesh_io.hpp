@@ -31,6 +31,13 @@ EdgeMesh read_edge_mesh(const std::string& path);
 /// positive density and pressure. Throws Error(kInvalidInput) naming the file, dataset and node.
 FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
 
+/// \brief Error(kInvalidInput) unless the state group's attribute gamma is 1.4 (within 1e-6), naming the file.
+void require_state_gamma(const h5::File& file, const char* group);
+
+/// \brief Error(kInvalidInput) naming the file, dataset, node and component unless every state (rows of 5
+/// conservative values) is finite with positive density and pressure. Edge-mesh and element-mesh states alike.
+void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q);
+
 /// \brief Reads only the edges edge_ids (ascending file indices) of a mesh file, with the same checks as
 /// read_edge_mesh on them: a rank's slice of a partitioned mesh. Node ids stay in file numbering (n_nodes is the
 /// file's), coords and volumes are not read; file_edges receives the file's edge count.
