@@ -137,9 +137,10 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
     block.transpose[k] = __ldg(&map.entry_transpose[first_entry + k]);
     block.other[k] = __ldg(&map.col_idx[first_entry + k]);
   }
-  // States are indexed by visited row: with a visit order (row_node), the host lays them out in it too.
-  for (int r = threadIdx.x; r < row_count; r += blockDim.x)
-    for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = first_row + r;
+  for (int r = threadIdx.x; r < row_count; r += blockDim.x) {
+    const node_index own = map.row_node ? __ldg(&map.row_node[first_row + r]) : first_row + r;
+    for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = own;
+  }
   __syncthreads();
 
   // ---- compute: the own-side derivative block of every entry ---------------------------------------------

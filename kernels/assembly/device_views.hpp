@@ -23,13 +23,11 @@ struct DeviceEdges {
 /// (outward unit normal and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of
 /// each thread block (whole rows packed to a capacity of entries at setup). Visited row r is node row_node[r]
 /// (a traversal that keeps neighbours close in time, e.g. RCM, for meshes whose own order scatters them); without
-/// row_node it is node r. Columns and the state the kernel reads are in visit ids, so that neighbours' states lie
-/// close in memory too (the host copies the state into visit order before each assembly). Entries keep the
-/// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
-/// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
+/// row_node it is node r. Entries keep the pattern's order within a row, so each Adiag sum is the same whatever the
+/// traversal, and the outputs keep the pattern's layout.
 struct DeviceNodeMap {
   const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order
-  const node_index* col_idx;            ///< [nnz]: j, as a visit id
+  const node_index* col_idx;            ///< [nnz]: j
   const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
   const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
   const std::int32_t* block_first_row;  ///< [blocks + 1]

@@ -10,18 +10,6 @@
 #include "mesh/ordering.hpp"
 
 namespace fluxjac {
-namespace {
-
-/// visited[r] = state[row_node[r]]: the state in the node kernel's visit order, so that the neighbours a block
-/// reads lie close in memory as they lie close in the visit.
-__global__ void gather_visited_state(const double* __restrict__ state, const node_index* __restrict__ row_node,
-                                     std::int64_t rows, double* __restrict__ visited) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < rows * kBlock;
-       i += std::int64_t{gridDim.x} * blockDim.x)
-    visited[i] = state[std::int64_t{row_node[i / kBlock]} * kBlock + i % kBlock];
-}
-
-}  // namespace
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
@@ -123,7 +111,6 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     entry_face_.upload(face.data(), face.size());
     entry_transpose_.upload(transpose.data(), transpose.size());
     row_node_.allocate(0);
-    visited_state_.allocate(0);
   } else {
     // Rows move whole, entries keep their order within a row: the same sums, the same output layout.
     std::vector<node_index> row_node(static_cast<std::size_t>(pattern.n_nodes));
@@ -138,7 +125,7 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     visited_face.reserve(face.size());
     for (const node_index node : row_node) {
       for (block_offset k = pattern.row_ptr[node]; k < pattern.row_ptr[node + 1]; ++k) {
-        columns.push_back(new_id_of_old[pattern.col_idx[k]]);  // the state is read in visit order
+        columns.push_back(pattern.col_idx[k]);
         visited_transpose.push_back(transpose[k]);
         visited_face.insert(visited_face.end(), &face[4 * k], &face[4 * k] + 4);
       }
@@ -148,7 +135,6 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     entry_face_.upload(visited_face.data(), visited_face.size());
     entry_transpose_.upload(visited_transpose.data(), visited_transpose.size());
     row_node_.upload(row_node.data(), row_node.size());
-    visited_state_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   }
   row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
 }
@@ -199,10 +185,8 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     assembly_timer.start();
     if (any_work && strategy_ == AssemblyStrategy::kEdge)
       launch_edge(edges, jacobian, units_per_block_, flags);
-    else if (any_work && row_node_.size() == 0)
-      launch_node(edges, map, jacobian, node_launch_, flags);
     else if (any_work)
-      launch_visited(edges, map, jacobian, flags);
+      launch_node(edges, map, jacobian, node_launch_, flags);
     FLUXJAC_CUDA_CHECK_LAUNCH();
     assembly_timer.stop();
     const double zero_ms = zero_timer.elapsed_ms();
@@ -216,18 +200,6 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   holds_full_assembly_ = options.mode == AssemblyMode::kFull;
   last_options_ = options;
   return samples;
-}
-
-void CudaAssembly::launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
-                                  int stage_flags) {
-  // The copy into visit order is part of the assembly (the state changes between assemblies): timed with it.
-  const auto rows = static_cast<std::int64_t>(row_node_.size());
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows * kBlock + 255) / 256, 65535));
-  gather_visited_state<<<blocks, 256>>>(state_.data(), row_node_.data(), rows, visited_state_.data());
-  FLUXJAC_CUDA_CHECK_LAUNCH();
-  DeviceEdges visited = edges;
-  visited.state = visited_state_.data();
-  launch_node(visited, map, jacobian, node_launch_, stage_flags);
 }
 
 void CudaAssembly::fetch(Jacobian& out) {

@@ -58,9 +58,6 @@ class CudaAssembly : public Variant {
   /// RCM order (see DeviceNodeMap).
   void setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern, const std::vector<std::int32_t>& transpose,
                       const std::vector<double>& face);
-  /// Node assembly in the RCM visit order: the state copied into visit order, then the node kernel.
-  void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
-                      int stage_flags);
   /// Packs whole rows, in order, into blocks of at most `capacity` entries and rows; returns the launch
   /// geometry and, when asked, each block's first row (plus the end).
   NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
@@ -68,8 +65,7 @@ class CudaAssembly : public Variant {
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
   DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
-  DeviceArray<node_index> row_node_;   ///< the node of each visited row (RCM traversal), empty for file order
-  DeviceArray<double> visited_state_;  ///< the state in visit order (RCM traversal), refreshed by every assembly
+  DeviceArray<node_index> row_node_;  ///< the node of each visited row (RCM traversal), empty for file order
   DeviceArray<double> entry_face_;
   DeviceArray<node_index> col_idx_;
   NodeLaunch node_launch_;
