@@ -556,7 +556,7 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   gpu.reps = 3;
   gpu.assembly_ms = Stats::of({2.5, 2.4, 2.6});
   gpu.zero_ms = Stats::of({0.01, 0.02});
-  gpu.resources = KernelResources{152, 0, 6400, 32, 16, 384};
+  gpu.resources = KernelResources{152, 0, 6400, 32, 16, 384, "file"};
   gpu.validated = true;
   gpu.comparison = {true, "", 9.5e-16, 5.2e-12, true};
   finish_record(gpu, device);
@@ -691,6 +691,7 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
   const ordered_json& gpu = document.at("runs").at(0);
   EXPECT_EQ(gpu.at("edges_per_block"), 16);
   EXPECT_EQ(gpu.at("resources").at("registers"), 152);
+  EXPECT_EQ(gpu.at("resources").at("node_traversal"), "file");
   EXPECT_GT(gpu.at("roofline_fraction").get<double>(), 0.0);
   EXPECT_TRUE(document.at("runs").at(1).at("assembly_ms").is_null()) << "figures of a skipped case are null";
   EXPECT_TRUE(document.at("runs").at(1).at("edges_per_block").is_null());
