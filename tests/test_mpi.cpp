@@ -280,6 +280,22 @@ TEST(MpiBadInput, AnOutputOverAnInputIsRefusedOnEveryRankAndTheInputKept) {
   EXPECT_NO_THROW(read_edge_mesh(path));
 }
 
+TEST(MpiBadInput, AnErrorOnlyOneRankSeesEndsTheJobInsteadOfHangingIt) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm");
+  // Two programs in one job (MPMD): rank 1 refuses its options alone while rank 0 goes on to read the mesh with it.
+  const std::string executable = std::string("'") + FLUXJAC_EXECUTABLE + "'";
+  const CommandResult result = test::run_command(fmt::format(
+      "FLUXJAC_EXIT_PATIENCE_SECONDS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '{}' -np 1 {} "
+      "run --mesh '{}' --threads 1 -q : -np 1 {} run --mesh '{}' --reps 0 -q",
+      test::mpiexec_path(), executable, path, executable, path));
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_NE(result.output.find("--reps 0"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("did not finish within 2 s"), std::string::npos) << result.output;
+}
+
 TEST(MpiBadInput, CommandsOtherThanRunAndBenchSayToRunWithoutMpirun) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;

@@ -203,6 +203,15 @@ inline std::string mpi_unavailable_reason() {
 #endif
 }
 
+/// \brief The mpirun of this build's MPI; empty without MPI.
+inline std::string mpiexec_path() {
+#ifdef FLUXJAC_MPIEXEC
+  return FLUXJAC_MPIEXEC;
+#else
+  return {};
+#endif
+}
+
 /// \brief Runs `mpirun -np RANKS fluxjac ARGS`, oversubscribed (more ranks than cores is fine for tests), as root
 /// too, with Open MPI's single-copy shared memory off (containers often forbid the ptrace it needs).
 inline CommandResult run_fluxjac_mpi(int ranks, const std::string& args) {
