@@ -101,6 +101,37 @@ std::string string_attribute_or_empty(const h5::File& file, const char* name) {
   return h5::read_string_attribute(file, kGroup, name).value_or(std::string());
 }
 
+/// The four datasets of a Jacobian file, their types and shapes checked against each other (nothing read yet).
+struct JacobianDatasets {
+  h5::DatasetInfo adiag, row_ptr, col_idx, aoff;
+  std::int64_t n_nodes = 0, nnz = 0;
+};
+
+JacobianDatasets describe_jacobian(const h5::File& file, const std::string& path) {
+  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
+  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
+  JacobianDatasets d;
+  d.adiag = h5::describe_dataset(file, kAdiag);
+  h5::require_type(d.adiag, {h5::kFloat64});
+  h5::require_shape(d.adiag, {h5::kAnyExtent, kBlock, kBlock}, "[n_nodes, 5, 5]");
+  d.n_nodes = d.adiag.shape[0];
+  if (d.n_nodes == 0) fail(ExitCode::kInvalidInput, "{}: {}: the Jacobian has no rows", path, kAdiag);
+  if (d.n_nodes > std::numeric_limits<node_index>::max())
+    fail(ExitCode::kInvalidInput, "{}: {}: {} rows, more than int32 column indices can address", path, kAdiag,
+         d.n_nodes);
+  d.row_ptr = h5::describe_dataset(file, kRowPtr);
+  h5::require_type(d.row_ptr, {h5::kInt64, h5::kInt32});
+  h5::require_shape(d.row_ptr, {d.n_nodes + 1}, fmt::format("[n_nodes + 1], n_nodes = {} from {}", d.n_nodes, kAdiag));
+  d.col_idx = h5::describe_dataset(file, kColIdx);
+  h5::require_type(d.col_idx, {h5::kInt32, h5::kInt64});
+  h5::require_shape(d.col_idx, {h5::kAnyExtent}, "[nnz]");
+  d.nnz = d.col_idx.shape[0];
+  d.aoff = h5::describe_dataset(file, kAoff);
+  h5::require_type(d.aoff, {h5::kFloat32});
+  h5::require_shape(d.aoff, {d.nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", d.nnz, kColIdx));
+  return d;
+}
+
 void write_attributes(const h5::File& file, const JacobianFileInfo& info) {
   h5::write_format(file, kJacobianFormat, kJacobianFormatVersion);
   h5::create_group(file, kGroup);
@@ -173,22 +204,10 @@ void write_jacobian_rows(const std::string& file_path, const std::string& displa
 
 JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::int64_t>& wanted) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
-  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
-  const h5::DatasetInfo adiag = h5::describe_dataset(file, kAdiag);
-  h5::require_type(adiag, {h5::kFloat64});
-  h5::require_shape(adiag, {h5::kAnyExtent, kBlock, kBlock}, "[n_nodes, 5, 5]");
-  const std::int64_t n_nodes = adiag.shape[0];
-  const h5::DatasetInfo row_ptr = h5::describe_dataset(file, kRowPtr);
-  h5::require_type(row_ptr, {h5::kInt64, h5::kInt32});
-  h5::require_shape(row_ptr, {n_nodes + 1}, fmt::format("[n_nodes + 1], n_nodes = {} from {}", n_nodes, kAdiag));
-  const h5::DatasetInfo col_idx = h5::describe_dataset(file, kColIdx);
-  h5::require_type(col_idx, {h5::kInt32, h5::kInt64});
-  h5::require_shape(col_idx, {h5::kAnyExtent}, "[nnz]");
-  const std::int64_t nnz = col_idx.shape[0];
-  const h5::DatasetInfo aoff = h5::describe_dataset(file, kAoff);
-  h5::require_type(aoff, {h5::kFloat32});
-  h5::require_shape(aoff, {nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", nnz, kColIdx));
+  const JacobianDatasets datasets = describe_jacobian(file, path);
+  const h5::DatasetInfo &adiag = datasets.adiag, &row_ptr = datasets.row_ptr, &col_idx = datasets.col_idx,
+                        &aoff = datasets.aoff;
+  const std::int64_t n_nodes = datasets.n_nodes, nnz = datasets.nnz;
   if (!wanted.empty() && (wanted.front() < 0 || wanted.back() >= n_nodes))
     fail(ExitCode::kInvalidInput, "{}: {}: has {} rows, rows up to {} are needed (a Jacobian of another mesh?)", path,
          kAdiag, n_nodes, wanted.back());
@@ -239,27 +258,11 @@ JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::
 
 StoredJacobian read_jacobian(const std::string& path) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
-  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
-
   // Types and shapes of everything first, then the values.
-  const h5::DatasetInfo adiag = h5::describe_dataset(file, kAdiag);
-  h5::require_type(adiag, {h5::kFloat64});
-  h5::require_shape(adiag, {h5::kAnyExtent, kBlock, kBlock}, "[n_nodes, 5, 5]");
-  const std::int64_t n_nodes = adiag.shape[0];
-  if (n_nodes == 0) fail(ExitCode::kInvalidInput, "{}: {}: the Jacobian has no rows", path, kAdiag);
-  if (n_nodes > std::numeric_limits<node_index>::max())
-    fail(ExitCode::kInvalidInput, "{}: {}: {} rows, more than int32 column indices can address", path, kAdiag, n_nodes);
-  const h5::DatasetInfo row_ptr = h5::describe_dataset(file, kRowPtr);
-  h5::require_type(row_ptr, {h5::kInt64, h5::kInt32});
-  h5::require_shape(row_ptr, {n_nodes + 1}, fmt::format("[n_nodes + 1], n_nodes = {} from {}", n_nodes, kAdiag));
-  const h5::DatasetInfo col_idx = h5::describe_dataset(file, kColIdx);
-  h5::require_type(col_idx, {h5::kInt32, h5::kInt64});
-  h5::require_shape(col_idx, {h5::kAnyExtent}, "[nnz]");
-  const std::int64_t nnz = col_idx.shape[0];
-  const h5::DatasetInfo aoff = h5::describe_dataset(file, kAoff);
-  h5::require_type(aoff, {h5::kFloat32});
-  h5::require_shape(aoff, {nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", nnz, kColIdx));
+  const JacobianDatasets datasets = describe_jacobian(file, path);
+  const h5::DatasetInfo &adiag = datasets.adiag, &row_ptr = datasets.row_ptr, &col_idx = datasets.col_idx,
+                        &aoff = datasets.aoff;
+  const std::int64_t n_nodes = datasets.n_nodes, nnz = datasets.nnz;
 
   StoredJacobian stored;
   JacobianPattern& pattern = stored.pattern;

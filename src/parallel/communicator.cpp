@@ -77,15 +77,9 @@ const Communicator& Communicator::world() {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) return c;  // e.g. a unit test without MpiSession: one rank
-    MPI_Comm comm = MPI_COMM_WORLD;
+    const MPI_Comm comm = MPI_COMM_WORLD;
     std::memcpy(&c.handle_, &comm, sizeof comm);
-    MPI_Comm_rank(comm, &c.rank_);
-    MPI_Comm_size(comm, &c.size_);
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, c.rank_, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &c.node_rank_);
-    MPI_Comm_size(node, &c.node_size_);
-    MPI_Comm_free(&node);
+    c.read_ranks();
     return c;
   }();
   return world;
@@ -104,14 +98,19 @@ Communicator Communicator::split(int color) const {
     return c;
   }
   std::memcpy(&c.handle_, &comm, sizeof comm);
-  MPI_Comm_rank(comm, &c.rank_);
-  MPI_Comm_size(comm, &c.size_);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, c.rank_, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &c.node_rank_);
-  MPI_Comm_size(node, &c.node_size_);
-  MPI_Comm_free(&node);
+  c.read_ranks();
   return c;
+}
+
+void Communicator::read_ranks() {
+  const MPI_Comm comm = handle_of(&handle_);
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &size_);
+  MPI_Comm node;  // the ranks that share this one's node (and its GPUs)
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &node_rank_);
+  MPI_Comm_size(node, &node_size_);
+  MPI_Comm_free(&node);
 }
 
 // handle_ == 0: MPI is not running (fluxjac started without a launcher), so this is the one process and every

@@ -107,6 +107,8 @@ class Communicator {
 
  private:
   Communicator() = default;
+  /// Fills rank, size and the node figures from the handle (MPI builds).
+  void read_ranks();
   int rank_ = 0;
   int size_ = 1;
   int node_rank_ = 0;

@@ -117,17 +117,7 @@ class DeviceExchange final : public DeviceGhostExchange {
         FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(host_send_.data(), send_rows_.data(), host_send_.size() * sizeof(double),
                                            cudaMemcpyDeviceToHost, stream_));
       FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      std::vector<const double*> send_at;
-      std::vector<double*> receive_at;
-      std::vector<std::size_t> send_counts, receive_counts;
-      for (std::size_t p = 0; p < halo_.peers.size(); ++p) {
-        send_at.push_back(host_send_.data() + halo_.send_offsets[p] * kBlock);
-        receive_at.push_back(host_receive_.data() + halo_.receive_offsets[p] * kBlock);
-        send_counts.push_back(static_cast<std::size_t>(halo_.send_offsets[p + 1] - halo_.send_offsets[p]) * kBlock);
-        receive_counts.push_back(static_cast<std::size_t>(halo_.receive_offsets[p + 1] - halo_.receive_offsets[p]) *
-                                 kBlock);
-      }
-      comm_.exchange(halo_.peers, send_at, send_counts, receive_at, receive_counts);
+      exchange_packed_rows(comm_, halo_, host_send_.data(), host_receive_.data());
       if (receives > 0)
         FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(receive_rows_.data(), host_receive_.data(),
                                            host_receive_.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));

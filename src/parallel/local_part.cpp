@@ -301,21 +301,25 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   return part;
 }
 
+void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive) {
+  std::vector<const double*> send_at;
+  std::vector<double*> receive_at;
+  std::vector<std::size_t> send_counts, receive_counts;
+  for (std::size_t p = 0; p < halo.peers.size(); ++p) {
+    send_at.push_back(send + halo.send_offsets[p] * kBlock);
+    receive_at.push_back(receive + halo.receive_offsets[p] * kBlock);
+    send_counts.push_back(static_cast<std::size_t>(halo.send_offsets[p + 1] - halo.send_offsets[p]) * kBlock);
+    receive_counts.push_back(static_cast<std::size_t>(halo.receive_offsets[p + 1] - halo.receive_offsets[p]) * kBlock);
+  }
+  comm.exchange(halo.peers, send_at, send_counts, receive_at, receive_counts);
+}
+
 void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state) {
   std::vector<double> send(static_cast<std::size_t>(halo.send_count()) * kBlock);
   std::vector<double> receive(static_cast<std::size_t>(halo.receive_count()) * kBlock);
   for (std::size_t k = 0; k < halo.send_nodes.size(); ++k)
     std::copy_n(state + static_cast<std::size_t>(halo.send_nodes[k]) * kBlock, kBlock, &send[k * kBlock]);
-  std::vector<const double*> send_at;
-  std::vector<double*> receive_at;
-  std::vector<std::size_t> send_counts, receive_counts;
-  for (std::size_t p = 0; p < halo.peers.size(); ++p) {
-    send_at.push_back(send.data() + halo.send_offsets[p] * kBlock);
-    receive_at.push_back(receive.data() + halo.receive_offsets[p] * kBlock);
-    send_counts.push_back(static_cast<std::size_t>(halo.send_offsets[p + 1] - halo.send_offsets[p]) * kBlock);
-    receive_counts.push_back(static_cast<std::size_t>(halo.receive_offsets[p + 1] - halo.receive_offsets[p]) * kBlock);
-  }
-  comm.exchange(halo.peers, send_at, send_counts, receive_at, receive_counts);
+  exchange_packed_rows(comm, halo, send.data(), receive.data());
   for (std::size_t k = 0; k < halo.receive_nodes.size(); ++k)
     std::copy_n(&receive[k * kBlock], kBlock, state + static_cast<std::size_t>(halo.receive_nodes[k]) * kBlock);
 }

@@ -68,6 +68,10 @@ struct LocalPart {
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
                           const std::function<void(const std::string&)>& note);
 
+/// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,
+/// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
+void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
+
 /// \brief Fills the ghost rows of a host state (rows of 5 doubles, local ids) from their owners (MPI).
 void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state);
 
