@@ -539,15 +539,23 @@ def scaling_figure(with_halo):
     return fig, fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])
 
 
+def scaling_sweep(runs, kind):
+    """The cases of a weak or strong sweep and what both charts draw them with: (cases, their runs, labels,
+    devices, rank counts); None when the results hold no such sweep."""
+    cases = scaling_cases(runs, kind)
+    if not cases:
+        return None
+    chosen = [r for points in cases.values() for r in points.values()]
+    return (cases, chosen, case_labels(list(cases)), sorted({key[0] for key in cases}),
+            sorted({rank_count(r) for r in chosen}))
+
+
 def chart_weak_scaling(runs, out, written):
     name = "weak-scaling.png"
-    cases = scaling_cases(runs, "weak")
-    if not cases:
+    sweep = scaling_sweep(runs, "weak")
+    if sweep is None:
         return skip(name, "no weak-scaling runs: fluxjac bench --ranks 1,2,4 --scaling weak")
-    chosen = [r for points in cases.values() for r in points.values()]
-    labels = case_labels(list(cases))
-    devices = sorted({key[0] for key in cases})
-    counts = sorted({rank_count(r) for r in chosen})
+    cases, chosen, labels, devices, counts = sweep
     # Each mesh spec's size at one GPU: the work per GPU the sweep holds constant.
     sizes = OrderedDict()
     for (device, family, *_), points in cases.items():
@@ -587,13 +595,10 @@ def chart_weak_scaling(runs, out, written):
 
 def chart_strong_scaling(runs, out, written):
     name = "strong-scaling.png"
-    cases = scaling_cases(runs, "strong")
-    if not cases:
+    sweep = scaling_sweep(runs, "strong")
+    if sweep is None:
         return skip(name, "no strong-scaling runs: fluxjac bench --ranks 1,2,4 --scaling strong")
-    chosen = [r for points in cases.values() for r in points.values()]
-    labels = case_labels(list(cases))
-    devices = sorted({key[0] for key in cases})
-    counts = sorted({rank_count(r) for r in chosen})
+    cases, chosen, labels, devices, counts = sweep
     halo = has_halo(chosen)
     fig, left, right, bottom = scaling_figure(halo)
     for key, points in cases.items():
