@@ -209,6 +209,11 @@ class CountingReal {
   FLUXJAC_HD friend CountingReal operator/(const CountingReal& a, const CountingReal& b) {
     return operation(counting_detail::Op::kDiv, a, b, a.value_ / b.value_);
   }
+  /// \brief a / b given inverse = reciprocal(b) (ad/device_math.hpp): counted as the one multiply the GPU does
+  /// (a * inverse), valued as the host's IEEE quotient, so that values stay those of double on the host.
+  FLUXJAC_HD friend CountingReal quotient(const CountingReal& a, const CountingReal& b, const CountingReal& inverse) {
+    return operation(counting_detail::Op::kMul, a, inverse, a.value_ / b.value_);
+  }
   /// Free: a sign flip is an operand modifier (and -(a b) + c is still one FMA).
   FLUXJAC_HD friend CountingReal operator-(const CountingReal& a) {
     return operation(counting_detail::Op::kNeg, a, 0.0, -a.value_);

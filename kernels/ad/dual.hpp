@@ -1,8 +1,10 @@
 // fluxjac — forward-mode dual numbers with N derivative components.
 //
 // Dual<1> is the paper's DualNum, Dual<5> its DualNum5 and Dual<10> the multivariate dual of the CPU
-// reference. Every operation computes the value exactly as plain double arithmetic would, so a flux
-// evaluated on duals has bit-identical values to the same flux on doubles.
+// reference. On the host every operation computes the value exactly as plain double arithmetic would, so a flux
+// evaluated on duals has bit-identical values to the same flux on doubles. On the GPU a division takes one
+// reciprocal, shared by the quotient and its derivatives, and a square root gives its reciprocal on the way
+// (ad/device_math.hpp): values may then differ from plain double arithmetic in the last bit or two.
 //
 // Real is the type of the value and of each derivative component: double everywhere that computes, and
 // CountingReal (ad/counting_real.hpp) where the work model counts the FP64 operations of a variant.
@@ -10,6 +12,7 @@
 
 #include <cmath>
 
+#include "ad/device_math.hpp"
 #include "types.hpp"
 
 namespace fluxjac {
@@ -103,8 +106,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator*(const Dual<N, R>& a, const D
 template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(const Dual<N, R>& a, const Dual<N, R>& b) {
   Dual<N, R> r;
-  r.v = a.v / b.v;
-  const R inv = 1.0 / b.v;
+  const R inv = reciprocal(b.v);
+  r.v = quotient(a.v, b.v, inv);
   FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) * inv;
   return r;
@@ -165,8 +168,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(const Dual<N, R>& a, real_co
 template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(real_constant<R> a, const Dual<N, R>& b) {
   Dual<N, R> r;
-  r.v = a / b.v;
-  const R scale = -r.v / b.v;
+  const R inv = reciprocal(b.v);
+  r.v = quotient(R(a), b.v, inv);
+  const R scale = quotient(-r.v, b.v, inv);
   FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = scale * b.d[i];
   return r;
@@ -176,8 +180,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(real_constant<R> a, const Du
 template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> sqrt(const Dual<N, R>& a) {
   Dual<N, R> r;
-  r.v = sqrt(a.v);
-  const R half_inv = 0.5 / r.v;
+  R inv;
+  sqrt_with_reciprocal(a.v, r.v, inv);
+  const R half_inv = 0.5 * inv;  // 0.5 / r.v, bit for bit: halving is exact
   FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * half_inv;
   return r;

@@ -3,7 +3,8 @@
 // Sacado-style (E. Phipps, Trilinos): an arithmetic expression on ExprDual operands builds a tree of small
 // node objects instead of a Dual temporary per operation; assigning the tree to an ExprDual evaluates it.
 // Each node computes and caches its value when it is built (so values are exactly the plain double
-// arithmetic, operation by operation: bit-identical to the same code on doubles), while derivative i is
+// arithmetic, operation by operation: bit-identical to the same code on doubles, on the host; on the GPU a
+// division and a square root take ad/device_math.hpp's sequences, as Dual's do), while derivative i is
 // pulled lazily through the whole tree, one component at a time, into the destination. The per-node
 // derivative rules are those of Dual<N> (ad/dual.hpp), so without FMA contraction ExprDual<N> gives
 // bit-identical derivatives to Dual<N> too. Real is the type of values and derivatives, as in Dual<N, Real>.
@@ -265,7 +266,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE ExprProduct<A, B> operator*(const A& a, const B& 
 }
 template <class A, class B, expr_detail::if_operands<A, B> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprQuotient<A, B> operator/(const A& a, const B& b) {
-  return ExprQuotient<A, B>(a, b, a.value() / b.value(), 1.0 / b.value());
+  const auto inverse = reciprocal(b.value());
+  return ExprQuotient<A, B>(a, b, quotient(a.value(), b.value(), inverse), inverse);
 }
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprReflect<A> operator-(const A& a) {
@@ -303,15 +305,18 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(const A& a, typename A::re
 }
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(typename A::real_type c, const A& a) {
-  const typename A::real_type quotient = c / a.value();
-  return ExprScale<A>(a, quotient, -quotient / a.value());
+  using Real = typename A::real_type;
+  const Real inverse = reciprocal(a.value());
+  const Real value = quotient(c, a.value(), inverse);
+  return ExprScale<A>(a, value, quotient(-value, a.value(), inverse));
 }
 
 // ---- elementary functions ----------------------------------------------------------------------
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> sqrt(const A& a) {
-  const typename A::real_type root = sqrt(a.value());
-  return ExprScale<A>(a, root, 0.5 / root);
+  typename A::real_type root, inverse;
+  sqrt_with_reciprocal(a.value(), root, inverse);
+  return ExprScale<A>(a, root, 0.5 * inverse);  // 0.5 / root, bit for bit: halving is exact
 }
 /// \brief |a| takes the sign of the value; at exactly zero the derivative is +a'.
 template <class A, expr_detail::if_operand<A> = 0>

@@ -77,7 +77,10 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 // Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/performance.md:
 // kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
 // beat a few spills; kEdgesPerBlock is the edge strategy's default block (small blocks let one block's compute
-// overlap another's scatter); kNodeEntriesPerBlock the node strategy's default capacity in incident edges.
+// overlap another's scatter); kNodeEntriesPerBlock the node strategy's default capacity in incident edges (a tile);
+// kNodePipeline picks the node strategy's kernel: node_pipeline_kernel (a persistent grid that loads the next tiles
+// while it works on one) or node_assembly_kernel (one tile per block), whichever the sweeps of docs/performance.md
+// section 11 found faster for the lanes.
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
@@ -86,7 +89,8 @@ struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
   static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kEdgesPerBlock = 16;
-  static constexpr int kNodeEntriesPerBlock = 32;
+  static constexpr int kNodeEntriesPerBlock = 256;
+  static constexpr bool kNodePipeline = true;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   template <class Real>
@@ -104,11 +108,12 @@ struct SeededColumnLanes {
 
 /// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
 /// (dn_2, dn5_2, edn5_2, hd); run is a template on the real type of the edge.
-template <class SideWork, int kMaxRegs = 255>
+template <class SideWork, int kMaxRegs = 255, bool kPipeline = false>
 struct OneLanePerSide {
   static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kEdgesPerBlock = 16;
   static constexpr int kNodeEntriesPerBlock = 128;
+  static constexpr bool kNodePipeline = kPipeline;
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   template <class Real>

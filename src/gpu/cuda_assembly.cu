@@ -10,6 +10,18 @@
 #include "mesh/ordering.hpp"
 
 namespace fluxjac {
+namespace {
+
+/// visited[r] = state[row_node[r]]: the state in the node kernel's visit order, so that the neighbours a block
+/// reads lie close in memory as they lie close in the visit.
+__global__ void gather_visited_state(const double* __restrict__ state, const node_index* __restrict__ row_node,
+                                     std::int64_t rows, double* __restrict__ visited) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < rows * kBlock;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    visited[i] = state[std::int64_t{row_node[i / kBlock]} * kBlock + i % kBlock];
+}
+
+}  // namespace
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
@@ -26,7 +38,7 @@ std::optional<KernelResources> CudaAssembly::resources() const {
     resources.block_threads = units * lanes(strategy);
   } else {
     // The packing of the last node run, or, before one, a plan (a full block before setup).
-    const NodeLaunch launch = node_launch_.capacity == units ? node_launch_ : plan_rows(units, nullptr);
+    const NodeLaunch launch = node_launch_.capacity == units ? node_launch_ : plan_rows(units, nullptr, nullptr);
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
   }
@@ -34,24 +46,33 @@ std::optional<KernelResources> CudaAssembly::resources() const {
 }
 
 int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
-  // The lane policy's tuned size, fewer where the kernel's registers allow fewer threads per block.
+  // The lane policy's tuned size. An edge block has one thread per lane, so it takes fewer edges where the kernel's
+  // registers allow fewer threads per block; a node tile larger than its block's threads is worked in turns.
+  if (strategy == AssemblyStrategy::kNode) return policy_units_per_block(strategy);
   const int max_threads = kernel_attributes(strategy).maxThreadsPerBlock;
   return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row,
+                                                 std::vector<std::int32_t>* block_first_entry) const {
   NodeLaunch launch;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
-  if (n_nodes_ == 0) packed.max_entries = packed.max_rows = capacity;  // before setup: a full block
+  if (n_nodes_ == 0) packed.max_entries = packed.max_rows = capacity;  // before setup: a full tile
   launch.max_entries = packed.max_entries;
-  launch.blocks = static_cast<unsigned>(packed.blocks());
+  launch.max_rows = packed.max_rows;
+  launch.tiles = static_cast<int>(packed.blocks());
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
-  // One thread per lane of a full block, rounded to whole warps; a longer row loops.
+  // One thread per lane of a full tile, rounded to whole warps; a longer row loops.
   launch.threads = std::min((capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32);
-  launch.shared_bytes = static_cast<std::size_t>(launch.max_entries) *
-                            (kBlockEntries * sizeof(double) + sizeof(std::int32_t) + 2 * sizeof(node_index)) +
-                        static_cast<std::size_t>(packed.max_rows + 1) * sizeof(std::int32_t);
+  launch.blocks = static_cast<unsigned>(launch.tiles);  // a persistent grid is sized at launch (run)
+  launch.shared_bytes = node_pipeline() ? node_tile_shared_bytes(launch.max_entries, launch.max_rows)
+                                        : node_block_shared_bytes(launch.max_entries, launch.max_rows);
+  if (block_first_entry) {
+    block_first_entry->resize(packed.first_row.size());
+    for (std::size_t b = 0; b < packed.first_row.size(); ++b)
+      (*block_first_entry)[b] = host_row_ptr_[packed.first_row[b]];
+  }
   if (block_first_row) *block_first_row = std::move(packed.first_row);
   return launch;
 }
@@ -111,6 +132,7 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     entry_face_.upload(face.data(), face.size());
     entry_transpose_.upload(transpose.data(), transpose.size());
     row_node_.allocate(0);
+    visited_state_.allocate(0);
   } else {
     // Rows move whole, entries keep their order within a row: the same sums, the same output layout.
     std::vector<node_index> row_node(static_cast<std::size_t>(pattern.n_nodes));
@@ -125,7 +147,7 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     visited_face.reserve(face.size());
     for (const node_index node : row_node) {
       for (block_offset k = pattern.row_ptr[node]; k < pattern.row_ptr[node + 1]; ++k) {
-        columns.push_back(pattern.col_idx[k]);
+        columns.push_back(new_id_of_old[pattern.col_idx[k]]);  // the state is read in visit order
         visited_transpose.push_back(transpose[k]);
         visited_face.insert(visited_face.end(), &face[4 * k], &face[4 * k] + 4);
       }
@@ -135,8 +157,10 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     entry_face_.upload(visited_face.data(), visited_face.size());
     entry_transpose_.upload(visited_transpose.data(), visited_transpose.size());
     row_node_.upload(row_node.data(), row_node.size());
+    visited_state_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   }
   row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
+  tile_counter_.allocate(1);
 }
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
@@ -156,8 +180,8 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
   const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
   if (strategy_ == AssemblyStrategy::kNode && node_launch_.capacity != units_per_block_) {
-    std::vector<std::int32_t> first_rows;
-    node_launch_ = plan_rows(units_per_block_, &first_rows);
+    std::vector<std::int32_t> first_rows, first_entries;
+    node_launch_ = plan_rows(units_per_block_, &first_rows, &first_entries);
     const std::size_t shared_limit = max_shared_bytes_per_block();
     if (node_launch_.shared_bytes > shared_limit)
       fail(ExitCode::kUsage,
@@ -165,9 +189,19 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
            "device allows {}: use fewer edges per block",
            units_per_block_, node_launch_.shared_bytes, shared_limit);
     block_first_row_.upload(first_rows.data(), first_rows.size());
+    block_first_entry_.upload(first_entries.data(), first_entries.size());
+    if (node_pipeline()) {  // a persistent grid: as many blocks as the SMs hold at once, each taking tiles in turn
+      int device = 0, sms = 0;
+      FLUXJAC_CUDA_CHECK(cudaGetDevice(&device));
+      FLUXJAC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      const std::int64_t resident = std::int64_t{std::max(1, resident_node_blocks(node_launch_))} * sms;
+      node_launch_.blocks =
+          static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(resident, node_launch_.tiles)));
+    }
   }
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(),         entry_transpose_.data(),
-                          entry_face_.data(), block_first_row_.data(), row_node_.data()};
+                          entry_face_.data(), block_first_row_.data(), block_first_entry_.data(),
+                          row_node_.data(),   tile_counter_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds
@@ -185,8 +219,10 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     assembly_timer.start();
     if (any_work && strategy_ == AssemblyStrategy::kEdge)
       launch_edge(edges, jacobian, units_per_block_, flags);
-    else if (any_work)
+    else if (any_work && row_node_.size() == 0)
       launch_node(edges, map, jacobian, node_launch_, flags);
+    else if (any_work)
+      launch_visited(edges, map, jacobian, flags);
     FLUXJAC_CUDA_CHECK_LAUNCH();
     assembly_timer.stop();
     const double zero_ms = zero_timer.elapsed_ms();
@@ -200,6 +236,18 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   holds_full_assembly_ = options.mode == AssemblyMode::kFull;
   last_options_ = options;
   return samples;
+}
+
+void CudaAssembly::launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
+                                  int stage_flags) {
+  // The copy into visit order is part of the assembly (the state changes between assemblies): timed with it.
+  const auto rows = static_cast<std::int64_t>(row_node_.size());
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows * kBlock + 255) / 256, 65535));
+  gather_visited_state<<<blocks, 256>>>(state_.data(), row_node_.data(), rows, visited_state_.data());
+  FLUXJAC_CUDA_CHECK_LAUNCH();
+  DeviceEdges visited = edges;
+  visited.state = visited_state_.data();
+  launch_node(visited, map, jacobian, node_launch_, stage_flags);
 }
 
 void CudaAssembly::fetch(Jacobian& out) {

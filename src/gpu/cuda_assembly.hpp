@@ -33,12 +33,15 @@ class CudaAssembly : public Variant {
   /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.
   virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
                            int stage_flags) = 0;
-  /// Launch geometry of the node strategy: rows packed into blocks of at most `capacity` entries.
+  /// Launch geometry of the node strategy: rows packed into tiles of at most `capacity` entries, one per thread
+  /// block, or taken in turn by a persistent grid of `blocks` thread blocks (node_pipeline()).
   struct NodeLaunch {
     int capacity = 0;
-    unsigned blocks = 0;
+    int tiles = 0;
+    unsigned blocks = 0;  ///< thread blocks: as many as can be resident at once, at most one per tile
     int threads = 0;
-    int max_entries = 0;  ///< most entries of any block (above capacity only for a row longer than it)
+    int max_entries = 0;  ///< most entries of any tile (above capacity only for a row longer than it)
+    int max_rows = 0;     ///< most rows of any tile
     std::size_t shared_bytes = 0;
   };
   /// Launches the node-based assembly kernel.
@@ -58,14 +61,23 @@ class CudaAssembly : public Variant {
   /// RCM order (see DeviceNodeMap).
   void setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern, const std::vector<std::int32_t>& transpose,
                       const std::vector<double>& face);
-  /// Packs whole rows, in order, into blocks of at most `capacity` entries and rows; returns the launch
-  /// geometry and, when asked, each block's first row (plus the end).
-  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
+  /// Node assembly in the RCM visit order: the state copied into visit order, then the node kernel.
+  void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
+                      int stage_flags);
+  /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch
+  /// geometry and, when asked, each tile's first row and first entry (plus the ends).
+  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row,
+                       std::vector<std::int32_t>* block_first_entry) const;
+  /// Whether the node strategy runs node_pipeline_kernel (a persistent grid) rather than node_assembly_kernel.
+  virtual bool node_pipeline() const = 0;
+  /// Resident thread blocks per SM of the node kernel for a launch's threads and shared memory.
+  virtual int resident_node_blocks(const NodeLaunch& launch) const = 0;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
-  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
-  DeviceArray<node_index> row_node_;  ///< the node of each visited row (RCM traversal), empty for file order
+  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_, block_first_entry_, tile_counter_;
+  DeviceArray<node_index> row_node_;   ///< the node of each visited row (RCM traversal), empty for file order
+  DeviceArray<double> visited_state_;  ///< the state in visit order (RCM traversal), refreshed by every assembly
   DeviceArray<double> entry_face_;
   DeviceArray<node_index> col_idx_;
   NodeLaunch node_launch_;

@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = OneLanePerSide<DirectPass<DualNum5>>;
+using Lanes = OneLanePerSide<DirectPass<DualNum5>, 255, /*pipelined node kernel:*/ true>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn5_2",

@@ -10,7 +10,7 @@ using Lanes = SeededColumnLanes<DualNum, 1, 96>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn_10", "DualNum (value + 1 derivative), one thread per input: 10 threads per edge",
-                            Seeding::kSeededPrimitive, AssemblyStrategy::kEdge),
+                            Seeding::kSeededPrimitive, AssemblyStrategy::kNode),
     make_gpu_variant<Lanes>);
 
 }  // namespace

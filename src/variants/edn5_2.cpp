@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = OneLanePerSide<DirectPass<ExprDualNum5>>;
+using Lanes = OneLanePerSide<DirectPass<ExprDualNum5>, 255, /*pipelined node kernel:*/ true>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn5_2",

@@ -1,0 +1,93 @@
+// fluxjac — the reciprocal and square root that the AD types and hd take on the GPU.
+//
+// nvcc's IEEE double division and square root are a hardware approximation refined by Newton steps, a range check
+// and a called slow path (denormals, overflow). The call makes ptxas keep registers live across it (the spills that
+// ptxas lists under __cuda_sm20_div_rn_f64_full), and a dual division used to take two of them: the quotient and
+// the reciprocal for its derivatives. On the device these helpers take the approximation and refine it without the
+// check: a reciprocal is MUFU.RCP64H, one cubic and one Newton step (5 DFMA); a square root is MUFU.RSQ64H, two
+// Newton steps and one correction of the root, and gives 1/sqrt on the way. Both are within an ulp or two of the
+// IEEE result for the positive normal numbers the flux divides by (densities, pressures, sound speeds, Roe
+// denominators; the mesh reader refuses non-positive density and pressure), and the Jacobian's validation bounds
+// what that changes (docs/design.md 5). Zero gives infinity (a square root of zero NaN), denormals are flushed.
+//
+// On the host each helper is the plain IEEE operation, so the CPU reference, the CPU emulation of every variant and
+// the flux value stay bit-exact (docs/design.md 1.2). Real other than double (the work model's CountingReal) takes
+// the generic templates, which do the same operations as the device sequence where that matters for the count.
+#pragma once
+
+#include <cmath>
+
+#include "types.hpp"
+
+namespace fluxjac {
+
+/// 1 / x (see the top of this file).
+FLUXJAC_HD FLUXJAC_FORCEINLINE double reciprocal(double x) {
+#if defined(__CUDA_ARCH__)
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  const double e = fma(-x, r, 1.0);  // cubic step: r (1 + e + e^2)
+  r = fma(fma(e, e, e), r, r);
+  return fma(r, fma(-x, r, 1.0), r);  // Newton step
+#else
+  return 1.0 / x;
+#endif
+}
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Real reciprocal(const Real& x) {
+  return Real(1.0) / x;
+}
+
+/// a / b, given inverse = reciprocal(b): one multiply on the device, the IEEE quotient on the host.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double quotient(double a, double b, double inverse) {
+#if defined(__CUDA_ARCH__)
+  (void)b;
+  return a * inverse;
+#else
+  (void)inverse;
+  return a / b;
+#endif
+}
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Real quotient(const Real& a, const Real&, const Real& inverse) {
+  return a * inverse;
+}
+
+/// sqrt(x) and 1 / sqrt(x) together (see the top of this file).
+FLUXJAC_HD FLUXJAC_FORCEINLINE void sqrt_with_reciprocal(double x, double& root, double& inverse_root) {
+#if defined(__CUDA_ARCH__)
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  const double half_x = 0.5 * x;
+  y = fma(y, fma(-half_x * y, y, 0.5), y);  // Newton steps for 1/sqrt(x): y += y (1/2 - x y^2 / 2)
+  y = fma(y, fma(-half_x * y, y, 0.5), y);
+  const double s = x * y;
+  root = fma(fma(-s, s, x), 0.5 * y, s);  // one correction of the root: s + (x - s^2) / (2 sqrt(x))
+  inverse_root = y;
+#else
+  root = ::sqrt(x);
+  inverse_root = 1.0 / root;
+#endif
+}
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void sqrt_with_reciprocal(const Real& x, Real& root, Real& inverse_root) {
+  root = sqrt(x);
+  inverse_root = Real(1.0) / root;
+}
+
+/// sqrt(x) alone, by the same sequence on the device.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double square_root(double x) {
+#if defined(__CUDA_ARCH__)
+  double root, inverse_root;
+  sqrt_with_reciprocal(x, root, inverse_root);
+  return root;
+#else
+  return ::sqrt(x);
+#endif
+}
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Real square_root(const Real& x) {
+  return sqrt(x);
+}
+
+}  // namespace fluxjac
