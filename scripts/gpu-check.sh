@@ -38,7 +38,13 @@ ctest --test-dir "$BUILD" -j"$(nproc)" --output-on-failure >"$OUT/ctest.log" 2>&
   { grep -E "Failed|FAILED|Error" "$OUT/ctest.log" | head -40; tail -5 "$OUT/ctest.log"; }
 
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# Packed on any exit, so that a run stopped at the device's time limit still returns what it measured.
+pack() {
+  cp "$OUT"/device.txt "$OUT"/list.txt "$OUT"/summary.txt "$FINAL_OUT/" 2>/dev/null || true
+  tar -C "$OUT" -czf "$FINAL_OUT/gpu-check-results.tar.gz" . || true
+  rm -rf "$WORK"
+}
+trap pack EXIT
 if [[ "$SANITIZE" == 1 ]] && command -v compute-sanitizer >/dev/null; then
   log "compute-sanitizer memcheck and racecheck, every GPU variant, small mesh"
   "$FLUXJAC" mesh gen --kind mixed --n 6 --order random -q -o "$WORK/small.h5" >/dev/null
@@ -80,8 +86,6 @@ if [[ -n "$SWEEP_EPB" ]]; then
   done
 fi
 
-cp "$OUT/device.txt" "$OUT/list.txt" "$summary" "$FINAL_OUT/"
-tar -C "$OUT" -czf "$FINAL_OUT/gpu-check-results.tar.gz" .
 log "summary (device: $(head -1 "$OUT/device.txt" | sed 's/device *//'))"
 cat "$summary"
 exit $status
