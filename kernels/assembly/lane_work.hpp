@@ -89,7 +89,7 @@ struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
   static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kEdgesPerBlock = 16;
-  static constexpr int kNodeEntriesPerBlock = 256;
+  static constexpr int kNodeEntriesPerBlock = 512;
   static constexpr bool kNodePipeline = true;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;

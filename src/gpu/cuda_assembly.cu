@@ -183,6 +183,12 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     std::vector<std::int32_t> first_rows, first_entries;
     node_launch_ = plan_rows(units_per_block_, &first_rows, &first_entries);
     const std::size_t shared_limit = max_shared_bytes_per_block();
+    // A variant's default tile (up to 512 entries) outgrows shared memory on meshes of many short rows: halve it
+    // until it fits. A size the user asked for is refused instead.
+    while (options.edges_per_block == 0 && node_launch_.shared_bytes > shared_limit && units_per_block_ > 1) {
+      units_per_block_ /= 2;
+      node_launch_ = plan_rows(units_per_block_, &first_rows, &first_entries);
+    }
     if (node_launch_.shared_bytes > shared_limit)
       fail(ExitCode::kUsage,
            "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory, the "

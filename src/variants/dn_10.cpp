@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = SeededColumnLanes<DualNum, 1, 96>;
+using Lanes = SeededColumnLanes<DualNum, 1, 128>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn_10", "DualNum (value + 1 derivative), one thread per input: 10 threads per edge",

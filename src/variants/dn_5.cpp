@@ -7,7 +7,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = SeededColumnLanes<DualNum, 2, 96>;
+using Lanes = SeededColumnLanes<DualNum, 2, 128>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn_5", "DualNum, 5 threads per edge: thread k does input k of side L, then of side R",

@@ -7,7 +7,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = SeededColumnLanes<ExprDualNum, 2, 96>;
+using Lanes = SeededColumnLanes<ExprDualNum, 2, 128>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn_5",
