@@ -1,4 +1,4 @@
-// fluxjac — the reciprocal and square root that the AD types and hd take on the GPU.
+// fluxjac — the reciprocal and square root that the AD types take on the GPU (hd keeps IEEE: no gain measured).
 //
 // nvcc's IEEE double division and square root are a hardware approximation refined by Newton steps, a range check
 // and a called slow path (denormals, overflow). The call makes ptxas keep registers live across it (the spills that
@@ -73,21 +73,6 @@ template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void sqrt_with_reciprocal(const Real& x, Real& root, Real& inverse_root) {
   root = sqrt(x);
   inverse_root = Real(1.0) / root;
-}
-
-/// sqrt(x) alone, by the same sequence on the device.
-FLUXJAC_HD FLUXJAC_FORCEINLINE double square_root(double x) {
-#if defined(__CUDA_ARCH__)
-  double root, inverse_root;
-  sqrt_with_reciprocal(x, root, inverse_root);
-  return root;
-#else
-  return ::sqrt(x);
-#endif
-}
-template <class Real>
-FLUXJAC_HD FLUXJAC_FORCEINLINE Real square_root(const Real& x) {
-  return sqrt(x);
 }
 
 }  // namespace fluxjac
