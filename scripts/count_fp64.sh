@@ -20,7 +20,7 @@ echo "variant,assembly,edges,dfma,dadd,dmul" >"$OUT/ncu-fp64.csv"
 printf '%-8s %-6s %10s %10s %10s %12s %12s\n' variant assembly "DFMA/edge" "DADD/edge" "DMUL/edge" "FP64 inst" "flops/edge"
 for variant in hd dn_10 dn_5 dn_2 dn5_2 edn_5 edn5_2; do
   for assembly in ${ASSEMBLIES:-node edge}; do
-    line=$(ncu --clock-control none --kernel-name "regex:(assembly|pipeline)_kernel" --launch-count 1 --metrics "$metrics" --csv \
+    line=$(ncu --clock-control none --kernel-name "regex:assembly_kernel" --launch-count 1 --metrics "$metrics" --csv \
       "$FLUXJAC" run --mesh "$MESH" --variant "$variant" --assembly "$assembly" --mode compute-only --warmup 0 \
       --reps 1 --no-validate -q 2>/dev/null |
       awk -F'","' '/dfma_pred_on/ {gsub(/[",]/, "", $NF); f=$NF} /dadd_pred_on/ {gsub(/[",]/, "", $NF); a=$NF}

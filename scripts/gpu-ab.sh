@@ -72,7 +72,7 @@ if [[ -n "${NCU:-}" ]] && command -v ncu >/dev/null; then
     binary=build-gpu/fluxjac
     [[ $side == base ]] && binary="$BASE/build/fluxjac"
     for variant in ${NCU//,/ }; do
-      ncu --clock-control none --kernel-name "regex:(assembly|pipeline)_kernel" --launch-skip 2 --launch-count 1 \
+      ncu --clock-control none --kernel-name "regex:assembly_kernel" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
         --section MemoryWorkloadAnalysis "$binary" run --mesh "$WORK/mixed-$N-rcm.h5" --variant "$variant" \
         --warmup 2 --reps 1 --no-validate -q >"$OUT/ncu-$side-$variant.txt" 2>&1 || true

@@ -17,7 +17,7 @@ MESH=$(mktemp -d)/mesh.h5
 "$BUILD/fluxjac" mesh gen --kind mixed --n "$N" --order rcm -q -o "$MESH"
 for variant in ${VARIANTS//,/ }; do
   for mode in ${MODES:-full}; do
-    ncu --clock-control none --kernel-name "regex:(assembly|pipeline)_kernel" --launch-count 1 \
+    ncu --clock-control none --kernel-name "regex:assembly_kernel" --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
       --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section SchedulerStats \
       "$BUILD/fluxjac" run --mesh "$MESH" --variant "$variant" --mode "$mode" --warmup 0 --reps 1 --no-validate -q \

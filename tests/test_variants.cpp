@@ -277,24 +277,6 @@ TEST(NodeRowBlocks, RowsWithoutEntriesStillCountAgainstTheCapacity) {
   EXPECT_EQ(pack_rows(row_ptr, 2).first_row, (std::vector<std::int32_t>{0, 2, 4, 5, 6, 7, 8}));
 }
 
-TEST(NodeTileShared, StagesStartOnSixteenBytesForEveryTileShape) {
-  // node_pipeline_kernel copies faces in 16-byte pieces (cp.async) into each data stage: the staged blocks and every
-  // data stage must span an even number of doubles, whatever the tile's entries and rows (odd ones included).
-  for (int entries : {1, 7, 31, 32, 127, 128, 255, 256, 1001})
-    for (int rows : {1, 2, 5, 12, 33, 128}) {
-      EXPECT_EQ(node_tile_staging_doubles(entries) % 2, 0u) << entries;
-      EXPECT_GE(node_tile_staging_doubles(entries), static_cast<std::size_t>(entries) * kBlockEntries);
-      EXPECT_EQ(node_tile_data_doubles(entries, rows) % 2, 0u) << entries << " " << rows;
-      EXPECT_GE(node_tile_data_doubles(entries, rows), static_cast<std::size_t>(entries) * 9 + rows * 5);
-      EXPECT_EQ(node_tile_shared_bytes(entries, rows),
-                8 * (node_tile_staging_doubles(entries) + kNodeDataStages * node_tile_data_doubles(entries, rows)) +
-                    4 * kNodeIndexStages * node_tile_index_words(entries, rows));
-    }
-  // The paper mesh's 128-entry tiles (at most 40 rows) keep the pipeline under a quarter of an H100 SM's 227 KiB, so
-  // that the 255-register dn5_2 (two blocks per SM) is limited by its registers alone.
-  EXPECT_LT(node_tile_shared_bytes(128, 40), 227u * 1024 / 4);
-}
-
 // ---- assembly strategy: `auto` is each variant's preferred one -----------------------------------------
 
 TEST(AssemblyStrategies, AutoResolvesToEachGpuVariantsPreferredStrategy) {

@@ -5,8 +5,6 @@
 // coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot).
 #pragma once
 
-#include <cuda_pipeline.h>
-
 #include "assembly/block_signs.hpp"
 #include "assembly/device_views.hpp"
 #include "assembly/edge_input.hpp"
@@ -186,8 +184,9 @@ struct GlobalEntryLoad {
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij (scatter_node_tile): no
 /// atomics, no zeroing, bitwise reproducible. Equivalent to the edge-based signs of docs/design.md 1.1: for i = L,
-/// D = JL; for i = R, D = -JR. The default for register-heavy lanes that want every resident warp (hd, dn_2);
-/// node_pipeline_kernel overlaps loads with work instead.
+/// D = JL; for i = R, D = -JR. A block may have fewer threads than its tile has lanes: each thread then works
+/// several entries in turn, which spreads the block's index loads and barriers over more work (docs/performance.md
+/// section 12).
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
@@ -218,194 +217,6 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   if (!(stage_flags & kStageScatter)) return;
   scatter_node_tile(block.staging, entry_count, row_count, first_row, first_entry, block.row_start, block.transpose,
                     map.row_node ? map.row_node + first_row : nullptr, jacobian);
-}
-
-// ---- node strategy, a persistent grid with pipelined loads ------------------------------------------------------
-
-/// \brief Shared memory of one block of the node strategy, for a tile of at most `max_entries` entries and
-/// `max_rows` rows. The kernel is software-pipelined over the tiles a block takes: while it computes tile t and
-/// stores its blocks, the indices of tile t + 2 and the states and faces of tile t + 1 are on their way into shared
-/// memory (cp.async), so that neither phase waits for a global load. Hence three index stages (rows, columns,
-/// transposed slots of tiles t, t + 1, t + 2) and two data stages (faces and states of tiles t and t + 1); the own
-/// side's derivative blocks of tile t are staged once, for the Adiag sums and the coalesced Aoff stores.
-struct NodeTileShared {
-  using Bounds = NodeTileBounds;
-  /// One index stage: the tile's bounds, row starts, and per entry its column, transposed slot and row.
-  struct Index {
-    Bounds* bounds;
-    std::int32_t* row_start;  ///< [max_rows + 1], entry offsets in the pattern
-    node_index* row_node;     ///< [max_rows]: the node of each visited row (only with a visit order)
-    node_index* other;        ///< [max_entries]: j, whose state the entry reads
-    std::int32_t* transpose;  ///< [max_entries]: block index of Aoff[j, i]
-    std::int32_t* entry_row;  ///< [max_entries]: the tile row of each entry
-  };
-  /// One data stage: per entry the face (outward normal, area) and the other node's state, per row the own state.
-  struct Data {
-    double* face;         ///< [max_entries][4]
-    double* other_state;  ///< [max_entries][5]
-    double* own_state;    ///< [max_rows][5]
-  };
-  double* staging;  ///< [max_entries][25], then the data stages, then the index stages
-  int max_entries, max_rows;
-
-  __device__ NodeTileShared(void* base, int entries, int rows)
-      : staging(static_cast<double*>(base)), max_entries(entries), max_rows(rows) {}
-  /// Stage `s` (0 or 1) of the data (computed, not looked up: a run-time index into an array of pointers would
-  /// put the array in local memory).
-  __device__ FLUXJAC_FORCEINLINE Data data(int s) const {
-    Data d;
-    d.face = staging + node_tile_staging_doubles(max_entries) + s * node_tile_data_doubles(max_entries, max_rows);
-    d.other_state = d.face + max_entries * 4;
-    d.own_state = d.other_state + max_entries * kBlock;
-    return d;
-  }
-  /// Stage `s` (0 to 2) of the indices.
-  __device__ FLUXJAC_FORCEINLINE Index index(int s) const {
-    std::int32_t* i = reinterpret_cast<std::int32_t*>(staging + node_tile_staging_doubles(max_entries) +
-                                                      kNodeDataStages * node_tile_data_doubles(max_entries, max_rows)) +
-                      s * node_tile_index_words(max_entries, max_rows);
-    Index x;
-    x.bounds = reinterpret_cast<Bounds*>(i);
-    x.row_start = i + sizeof(Bounds) / sizeof(std::int32_t);
-    x.row_node = x.row_start + max_rows + 1;
-    x.other = x.row_node + max_rows;
-    x.transpose = x.other + max_entries;
-    x.entry_row = x.transpose + max_entries;
-    return x;
-  }
-};
-
-namespace node_pipeline {
-
-/// Copies `count` 4-byte words from global to shared memory asynchronously (cp.async), spread over the block.
-__device__ FLUXJAC_FORCEINLINE void copy_words(std::int32_t* to, const std::int32_t* from, int count) {
-  for (int k = threadIdx.x; k < count; k += blockDim.x) __pipeline_memcpy_async(to + k, from + k, sizeof(std::int32_t));
-}
-
-/// \brief The next tile of this block, handed out in order over the whole grid: blocks take tiles as they free up,
-/// as the hardware hands out the blocks of an ordinary grid, so the tiles in flight stay a narrow window of the
-/// rows and the transposed Aoff stores of neighbouring rows meet in L2 (a fixed stride, blockIdx.x + k gridDim.x,
-/// lets blocks drift apart: measured 1.2x slower for hd, docs/performance.md). Called by one thread.
-__device__ FLUXJAC_FORCEINLINE std::int32_t claim_tile(const DeviceNodeMap& map) {
-  return static_cast<std::int32_t>(gridDim.x) + atomicAdd(map.tile_counter, 1);
-}
-
-/// Tile `stage.bounds->tile`'s bounds (plain loads), into `stage` by thread 0, and its indices (cp.async).
-__device__ FLUXJAC_FORCEINLINE void fetch_indices(const DeviceNodeMap& map, std::int32_t tile,
-                                                  const NodeTileShared::Index& stage) {
-  NodeTileShared::Bounds b;
-  b.tile = tile;
-  b.first_row = __ldg(&map.block_first_row[tile]);
-  b.rows = __ldg(&map.block_first_row[tile + 1]) - b.first_row;
-  b.first_entry = __ldg(&map.block_first_entry[tile]);
-  b.entries = __ldg(&map.block_first_entry[tile + 1]) - b.first_entry;
-  if (threadIdx.x == 0) *stage.bounds = b;
-  copy_words(stage.row_start, map.row_ptr + b.first_row, b.rows + 1);
-  if (map.row_node) copy_words(stage.row_node, map.row_node + b.first_row, b.rows);
-  copy_words(stage.other, map.col_idx + b.first_entry, b.entries);
-  copy_words(stage.transpose, map.entry_transpose + b.first_entry, b.entries);
-}
-
-/// With tile indices in `index` (landed): each entry's row, and the faces and states into `data` (cp.async).
-__device__ FLUXJAC_FORCEINLINE void fetch_data(const DeviceNodeMap& map, const double* state,
-                                               const NodeTileShared::Index& index, const NodeTileShared::Data& data) {
-  const NodeTileShared::Bounds b = *index.bounds;
-  for (int r = threadIdx.x; r < b.rows; r += blockDim.x)
-    for (int k = index.row_start[r]; k < index.row_start[r + 1]; ++k) index.entry_row[k - b.first_entry] = r;
-  // Faces: two 16-byte pieces per entry, contiguous.
-  const double* faces = map.entry_face + 4 * static_cast<std::int64_t>(b.first_entry);
-  for (int k = threadIdx.x; k < 2 * b.entries; k += blockDim.x)
-    __pipeline_memcpy_async(data.face + 2 * k, faces + 2 * k, 2 * sizeof(double));
-  // Own states: the tile's rows are consecutive in the state the kernel reads (docs: DeviceNodeMap).
-  const double* own = state + kBlock * static_cast<std::int64_t>(b.first_row);
-  for (int k = threadIdx.x; k < kBlock * b.rows; k += blockDim.x)
-    __pipeline_memcpy_async(data.own_state + k, own + k, sizeof(double));
-  // Other states: gathered, one 8-byte piece per component.
-  for (int k = threadIdx.x; k < kBlock * b.entries; k += blockDim.x) {
-    const int entry = k / kBlock;
-    __pipeline_memcpy_async(data.other_state + k,
-                            state + kBlock * static_cast<std::int64_t>(index.other[entry]) + (k - entry * kBlock),
-                            sizeof(double));
-  }
-}
-
-/// An entry's inputs from a data stage in shared memory (node_pipeline_kernel).
-struct SharedEntryLoad {
-  NodeTileShared::Data data;
-  const std::int32_t* entry_row;
-  __device__ FLUXJAC_FORCEINLINE void operator()(int entry, EdgeInput& edge) const {
-    const double* own = data.own_state + kBlock * entry_row[entry];
-    const double* other = data.other_state + kBlock * entry;
-    FLUXJAC_UNROLL
-    for (int k = 0; k < kBlock; ++k) {
-      edge.left[k] = own[k];
-      edge.right[k] = other[k];
-    }
-    const double* face = data.face + 4 * entry;
-    edge.normal = {face[0], face[1], face[2]};
-    edge.area = face[3];
-  }
-  __device__ FLUXJAC_FORCEINLINE double area(int entry) const { return data.face[4 * entry + 3]; }
-};
-
-}  // namespace node_pipeline
-
-/// \brief Node-based assembly kernel on a persistent grid: the same tiles, compute and scatter as
-/// node_assembly_kernel, but a block takes tile blockIdx.x, then the next one not yet taken (claim_tile), and
-/// pipelines their loads (NodeTileShared), so that its warps never wait for a global load. It costs shared memory,
-/// barriers and registers; it wins for the lanes that keep few warps resident or whose tiles are long
-/// (docs/performance.md section 11).
-template <class Policy>
-__global__ void __maxnreg__(Policy::kMaxRegisters)
-    node_pipeline_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries, int max_rows,
-                         int tiles, int stage_flags) {
-  extern __shared__ __align__(16) double shared[];  // 16-byte pieces of faces land here (cp.async)
-  const NodeTileShared block(shared, max_entries, max_rows);
-  // Each index stage's bounds->tile names its tile (tiles or more: none); the first wave takes tiles in block order.
-  if (threadIdx.x == 0) block.index(1).bounds->tile = node_pipeline::claim_tile(map);
-
-  // ---- prologue: indices of the first tile, then its data and the indices of the second ----------------------
-  node_pipeline::fetch_indices(map, static_cast<std::int32_t>(blockIdx.x), block.index(0));
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  node_pipeline::fetch_data(map, mesh.state, block.index(0), block.data(0));
-  if (block.index(1).bounds->tile < tiles)
-    node_pipeline::fetch_indices(map, block.index(1).bounds->tile, block.index(1));
-  __pipeline_commit();
-
-  for (int iteration = 0;; ++iteration) {
-    // Data of this tile and indices of the next have landed; everything of the tile before is done.
-    __pipeline_wait_prior(0);
-    __syncthreads();
-    if (block.index(iteration % 3).bounds->tile >= tiles) break;
-    {  // a scope, so that the next stages' pointers are not kept in registers through the compute
-      const NodeTileShared::Index next = block.index((iteration + 1) % 3);
-      if (next.bounds->tile < tiles) node_pipeline::fetch_data(map, mesh.state, next, block.data((iteration + 1) % 2));
-      __pipeline_commit();
-      // The tile after next: its stage was last read by the tile before this one.
-      if (threadIdx.x == 0)
-        block.index((iteration + 2) % 3).bounds->tile =
-            next.bounds->tile < tiles ? node_pipeline::claim_tile(map) : tiles;
-    }
-    const NodeTileShared::Data data = block.data(iteration % 2);
-    const std::int32_t* entry_row = block.index(iteration % 3).entry_row;
-    const int entries = block.index(iteration % 3).bounds->entries;
-
-    const node_pipeline::SharedEntryLoad load{data, entry_row};
-    compute_node_tile<Policy>(entries, load, block.staging, stage_flags);
-    __syncthreads();
-    {
-      const NodeTileShared::Index after_next = block.index((iteration + 2) % 3);
-      if (after_next.bounds->tile < tiles) node_pipeline::fetch_indices(map, after_next.bounds->tile, after_next);
-      __pipeline_commit();
-    }
-    if (!(stage_flags & kStageScatter)) continue;
-    const NodeTileShared::Index index = block.index(iteration % 3);
-    const NodeTileShared::Bounds bounds = *index.bounds;
-    scatter_node_tile(block.staging, bounds.entries, bounds.rows, bounds.first_row, bounds.first_entry, index.row_start,
-                      index.transpose, map.row_node ? index.row_node : nullptr, jacobian);
-  }
 }
 
 }  // namespace fluxjac

@@ -28,14 +28,12 @@ struct DeviceEdges {
 /// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
 /// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
 struct DeviceNodeMap {
-  const std::int32_t* row_ptr;            ///< [n_nodes + 1], in visiting order
-  const node_index* col_idx;              ///< [nnz]: j, as a visit id
-  const std::int32_t* entry_transpose;    ///< [nnz]: block index of Aoff[j, i]
-  const double* entry_face;               ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
-  const std::int32_t* block_first_row;    ///< [tiles + 1]: tile b holds rows [block_first_row[b], ...[b + 1])
-  const std::int32_t* block_first_entry;  ///< [tiles + 1]: row_ptr at each tile's first row
-  const node_index* row_node;             ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
-  std::int32_t* tile_counter;             ///< tiles handed out beyond the first wave; zero before each launch
+  const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order
+  const node_index* col_idx;            ///< [nnz]: j, as a visit id
+  const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
+  const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
+  const std::int32_t* block_first_row;  ///< [tiles + 1]: tile b holds rows [block_first_row[b], ...[b + 1])
+  const node_index* row_node;           ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
 };
 
 /// Kernel outputs.
@@ -55,35 +53,6 @@ inline std::size_t edge_block_shared_bytes(int edges_per_block) {
 inline std::size_t node_block_shared_bytes(int max_entries, int max_rows) {
   return static_cast<std::size_t>(max_entries) * (kBlockEntries * sizeof(double) + 3 * sizeof(std::int32_t)) +
          static_cast<std::size_t>(max_rows + 1) * sizeof(std::int32_t);
-}
-
-/// One tile of the node strategy: its index, first row, rows, first entry and entries.
-struct NodeTileBounds {
-  std::int32_t tile, first_row, rows, first_entry, entries;
-};
-/// The node kernel's pipeline depth (assembly_kernel.cuh, NodeTileShared): stages of tile data and of tile indices.
-inline constexpr int kNodeDataStages = 2;
-inline constexpr int kNodeIndexStages = 3;
-/// Doubles of the staged blocks of a tile, rounded up to keep what follows 16-byte aligned (cp.async of faces).
-FLUXJAC_HD constexpr std::size_t node_tile_staging_doubles(int max_entries) {
-  return (static_cast<std::size_t>(max_entries) * kBlockEntries + 1) / 2 * 2;
-}
-/// Doubles of one data stage: per entry the face (4) and the other state (5), per row the own state (5); rounded up
-/// as node_tile_staging_doubles is.
-FLUXJAC_HD constexpr std::size_t node_tile_data_doubles(int max_entries, int max_rows) {
-  return (static_cast<std::size_t>(max_entries) * (4 + kBlock) + static_cast<std::size_t>(max_rows) * kBlock + 1) / 2 *
-         2;
-}
-/// 32-bit words of one index stage: the bounds, row starts and row nodes, per entry column, transposed slot and row.
-FLUXJAC_HD constexpr std::size_t node_tile_index_words(int max_entries, int max_rows) {
-  return sizeof(NodeTileBounds) / sizeof(std::int32_t) + static_cast<std::size_t>(max_rows) * 2 + 1 +
-         static_cast<std::size_t>(max_entries) * 3;
-}
-/// Dynamic shared memory of one node-strategy block: the staged blocks of a tile, the data and the index stages.
-FLUXJAC_HD constexpr std::size_t node_tile_shared_bytes(int max_entries, int max_rows) {
-  return sizeof(double) * (node_tile_staging_doubles(max_entries) +
-                           kNodeDataStages * node_tile_data_doubles(max_entries, max_rows)) +
-         sizeof(std::int32_t) * kNodeIndexStages * node_tile_index_words(max_entries, max_rows);
 }
 
 /// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away.

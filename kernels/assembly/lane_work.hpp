@@ -77,20 +77,25 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 // Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/performance.md:
 // kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
 // beat a few spills; kEdgesPerBlock is the edge strategy's default block (small blocks let one block's compute
-// overlap another's scatter); kNodeEntriesPerBlock the node strategy's default capacity in incident edges (a tile);
-// kNodePipeline picks the node strategy's kernel: node_pipeline_kernel (a persistent grid that loads the next tiles
-// while it works on one) or node_assembly_kernel (one tile per block), whichever the sweeps of docs/performance.md
-// section 11 found faster for the lanes.
+// overlap another's scatter); the node strategy's tiling comes from NodeTiles.
+
+/// \brief The node strategy's tuning: a tile of at most `kEntries` incident edges (whole rows) per thread block and
+/// at most `kThreads` threads per block. With fewer threads than the tile has lanes, each thread works several lanes
+/// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/performance.md
+/// section 12 found two to five lanes per thread fastest, at as many resident warps as the registers allow.
+template <int kEntries, int kThreads>
+struct NodeTiles {
+  static constexpr int kNodeEntriesPerBlock = kEntries;
+  static constexpr int kNodeBlockThreads = kThreads;
+};
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
-template <class Scalar, int kSidesPerLane, int kMaxRegs = 255>
-struct SeededColumnLanes {
+template <class Scalar, int kSidesPerLane, int kMaxRegs = 255, class Tiles = NodeTiles<256, 128>>
+struct SeededColumnLanes : Tiles {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
   static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kEdgesPerBlock = 16;
-  static constexpr int kNodeEntriesPerBlock = 512;
-  static constexpr bool kNodePipeline = true;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   template <class Real>
@@ -108,12 +113,10 @@ struct SeededColumnLanes {
 
 /// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
 /// (dn_2, dn5_2, edn5_2, hd); run is a template on the real type of the edge.
-template <class SideWork, int kMaxRegs = 255, bool kPipeline = false>
-struct OneLanePerSide {
+template <class SideWork, int kMaxRegs = 255, class Tiles = NodeTiles<128, 128>>
+struct OneLanePerSide : Tiles {
   static constexpr int kMaxRegisters = kMaxRegs;
   static constexpr int kEdgesPerBlock = 16;
-  static constexpr int kNodeEntriesPerBlock = 128;
-  static constexpr bool kNodePipeline = kPipeline;
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   template <class Real>

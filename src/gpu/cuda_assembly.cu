@@ -37,8 +37,10 @@ std::optional<KernelResources> CudaAssembly::resources() const {
     resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units);
     resources.block_threads = units * lanes(strategy);
   } else {
-    // The packing of the last node run, or, before one, a plan (a full block before setup).
-    const NodeLaunch launch = node_launch_.capacity == units ? node_launch_ : plan_rows(units, nullptr, nullptr);
+    // The packing of the last node run, or, before one, the default's plan (before setup: full tiles of single
+    // rows, the worst case, halved as a run would halve it).
+    const NodeLaunch launch = node_launch_.requested ? node_launch_ : plan_fitting_rows(units, true, nullptr);
+    resources.edges_per_block = launch.capacity;
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
   }
@@ -53,8 +55,7 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row,
-                                                 std::vector<std::int32_t>* block_first_entry) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {
   NodeLaunch launch;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
@@ -63,17 +64,33 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::
   launch.max_rows = packed.max_rows;
   launch.tiles = static_cast<int>(packed.blocks());
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
-  // One thread per lane of a full tile, rounded to whole warps; a longer row loops.
-  launch.threads = std::min((capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32);
-  launch.blocks = static_cast<unsigned>(launch.tiles);  // a persistent grid is sized at launch (run)
-  launch.shared_bytes = node_pipeline() ? node_tile_shared_bytes(launch.max_entries, launch.max_rows)
-                                        : node_block_shared_bytes(launch.max_entries, launch.max_rows);
-  if (block_first_entry) {
-    block_first_entry->resize(packed.first_row.size());
-    for (std::size_t b = 0; b < packed.first_row.size(); ++b)
-      (*block_first_entry)[b] = host_row_ptr_[packed.first_row[b]];
-  }
+  // One thread per lane of a full tile, rounded to whole warps, at most the policy's threads (then each thread works
+  // several lanes in turn: fewer barriers per unit of work, measured faster in docs/performance.md section 12).
+  launch.threads = std::min(
+      {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, policy_node_threads()});
+  launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);
   if (block_first_row) *block_first_row = std::move(packed.first_row);
+  return launch;
+}
+
+CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve,
+                                                         std::vector<std::int32_t>* block_first_row) const {
+  const std::size_t shared_limit = max_shared_bytes_per_block();
+  // A variant's default tile outgrows shared memory on meshes of many short rows: halve it
+  // until it fits. A size the user asked for is refused instead.
+  int capacity = requested;
+  NodeLaunch launch = plan_rows(capacity, block_first_row);
+  while (may_halve && launch.shared_bytes > shared_limit && capacity > 1) {
+    capacity /= 2;
+    launch = plan_rows(capacity, block_first_row);
+  }
+  if (launch.shared_bytes > shared_limit)
+    fail(ExitCode::kUsage,
+         "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory, the "
+         "device allows {}: use fewer edges per block",
+         capacity, launch.shared_bytes, shared_limit);
+  launch.requested = requested;
+  launch.may_halve = may_halve;
   return launch;
 }
 
@@ -160,7 +177,6 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     visited_state_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   }
   row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
-  tile_counter_.allocate(1);
 }
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
@@ -179,35 +195,16 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
 
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
   const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
-  if (strategy_ == AssemblyStrategy::kNode && node_launch_.capacity != units_per_block_) {
-    std::vector<std::int32_t> first_rows, first_entries;
-    node_launch_ = plan_rows(units_per_block_, &first_rows, &first_entries);
-    const std::size_t shared_limit = max_shared_bytes_per_block();
-    // A variant's default tile (up to 512 entries) outgrows shared memory on meshes of many short rows: halve it
-    // until it fits. A size the user asked for is refused instead.
-    while (options.edges_per_block == 0 && node_launch_.shared_bytes > shared_limit && units_per_block_ > 1) {
-      units_per_block_ /= 2;
-      node_launch_ = plan_rows(units_per_block_, &first_rows, &first_entries);
-    }
-    if (node_launch_.shared_bytes > shared_limit)
-      fail(ExitCode::kUsage,
-           "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory, the "
-           "device allows {}: use fewer edges per block",
-           units_per_block_, node_launch_.shared_bytes, shared_limit);
+  const bool may_halve = options.edges_per_block == 0;
+  if (strategy_ == AssemblyStrategy::kNode &&
+      (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve)) {
+    std::vector<std::int32_t> first_rows;
+    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, &first_rows);
     block_first_row_.upload(first_rows.data(), first_rows.size());
-    block_first_entry_.upload(first_entries.data(), first_entries.size());
-    if (node_pipeline()) {  // a persistent grid: as many blocks as the SMs hold at once, each taking tiles in turn
-      int device = 0, sms = 0;
-      FLUXJAC_CUDA_CHECK(cudaGetDevice(&device));
-      FLUXJAC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      const std::int64_t resident = std::int64_t{std::max(1, resident_node_blocks(node_launch_))} * sms;
-      node_launch_.blocks =
-          static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(resident, node_launch_.tiles)));
-    }
   }
+  if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(),         entry_transpose_.data(),
-                          entry_face_.data(), block_first_row_.data(), block_first_entry_.data(),
-                          row_node_.data(),   tile_counter_.data()};
+                          entry_face_.data(), block_first_row_.data(), row_node_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds

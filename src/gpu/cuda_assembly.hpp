@@ -33,12 +33,13 @@ class CudaAssembly : public Variant {
   /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.
   virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
                            int stage_flags) = 0;
-  /// Launch geometry of the node strategy: rows packed into tiles of at most `capacity` entries, one per thread
-  /// block, or taken in turn by a persistent grid of `blocks` thread blocks (node_pipeline()).
+  /// Launch geometry of the node strategy: rows packed into tiles of at most `capacity` entries, one tile per thread
+  /// block of `threads` threads.
   struct NodeLaunch {
+    int requested = 0;       ///< the tile size asked for (a variant's default may have been halved to `capacity`)
+    bool may_halve = false;  ///< a default tile: halved until it fits in shared memory (a user's is refused)
     int capacity = 0;
     int tiles = 0;
-    unsigned blocks = 0;  ///< thread blocks: as many as can be resident at once, at most one per tile
     int threads = 0;
     int max_entries = 0;  ///< most entries of any tile (above capacity only for a row longer than it)
     int max_rows = 0;     ///< most rows of any tile
@@ -52,6 +53,8 @@ class CudaAssembly : public Variant {
   virtual int lanes(AssemblyStrategy strategy) const = 0;
   /// The lane policy's tuned work units per block: edges (edge strategy) or incident edges (node strategy).
   virtual int policy_units_per_block(AssemblyStrategy strategy) const = 0;
+  /// The lane policy's threads per block of the node strategy (a tile's lanes beyond them loop).
+  virtual int policy_node_threads() const = 0;
   /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of
   /// docs/performance.md, fewer where the kernel's registers demand it.
   int default_units_per_block(AssemblyStrategy strategy) const;
@@ -65,17 +68,15 @@ class CudaAssembly : public Variant {
   void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                       int stage_flags);
   /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch
-  /// geometry and, when asked, each tile's first row and first entry (plus the ends).
-  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row,
-                       std::vector<std::int32_t>* block_first_entry) const;
-  /// Whether the node strategy runs node_pipeline_kernel (a persistent grid) rather than node_assembly_kernel.
-  virtual bool node_pipeline() const = 0;
-  /// Resident thread blocks per SM of the node kernel for a launch's threads and shared memory.
-  virtual int resident_node_blocks(const NodeLaunch& launch) const = 0;
+  /// geometry and, when asked, each tile's first row (plus the end).
+  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
+  /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
+  /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit.
+  NodeLaunch plan_fitting_rows(int requested, bool may_halve, std::vector<std::int32_t>* block_first_row) const;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
-  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_, block_first_entry_, tile_counter_;
+  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
   DeviceArray<node_index> row_node_;   ///< the node of each visited row (RCM traversal), empty for file order
   DeviceArray<double> visited_state_;  ///< the state in visit order (RCM traversal), refreshed by every assembly
   DeviceArray<double> entry_face_;

@@ -25,47 +25,26 @@ class CudaVariant final : public CudaAssembly {
   }
   void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                    const NodeLaunch& launch, int stage_flags) override {
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(launch.shared_bytes)));
-    if constexpr (Policy::kNodePipeline) {
-      FLUXJAC_CUDA_CHECK(cudaMemsetAsync(map.tile_counter, 0, sizeof(*map.tile_counter)));  // tiles handed out: none
-      node_pipeline_kernel<Policy><<<launch.blocks, launch.threads, launch.shared_bytes>>>(
-          edges, map, jacobian, launch.max_entries, launch.max_rows, launch.tiles, stage_flags);
-    } else {
-      node_assembly_kernel<Policy><<<launch.blocks, launch.threads, launch.shared_bytes>>>(
-          edges, map, jacobian, launch.max_entries, stage_flags);
-    }
-  }
-  bool node_pipeline() const override { return Policy::kNodePipeline; }
-  int resident_node_blocks(const NodeLaunch& launch) const override {
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(launch.shared_bytes)));
-    int blocks = 0;
-    FLUXJAC_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, node_kernel(), launch.threads, launch.shared_bytes));
-    return blocks;
+    node_assembly_kernel<Policy><<<static_cast<unsigned>(launch.tiles), launch.threads, launch.shared_bytes>>>(
+        edges, map, jacobian, launch.max_entries, stage_flags);
   }
   cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
     cudaFuncAttributes attributes{};
     if (strategy == AssemblyStrategy::kEdge)
       FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, assembly_kernel<Policy>));
     else
-      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_kernel()));
+      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_assembly_kernel<Policy>));
     return attributes;
   }
   int lanes(AssemblyStrategy strategy) const override {
     return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
   }
-  /// The node strategy's kernel of this policy.
-  static auto node_kernel() {
-    if constexpr (Policy::kNodePipeline)
-      return node_pipeline_kernel<Policy>;
-    else
-      return node_assembly_kernel<Policy>;
-  }
   int policy_units_per_block(AssemblyStrategy strategy) const override {
     return strategy == AssemblyStrategy::kEdge ? Policy::kEdgesPerBlock : Policy::kNodeEntriesPerBlock;
   }
+  int policy_node_threads() const override { return Policy::kNodeBlockThreads; }
 };
 
 }  // namespace fluxjac

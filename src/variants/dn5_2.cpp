@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = OneLanePerSide<DirectPass<DualNum5>, 255, /*pipelined node kernel:*/ true>;
+using Lanes = OneLanePerSide<DirectPass<DualNum5>, 255, NodeTiles<384, 128>>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("dn5_2",

@@ -6,7 +6,7 @@
 namespace fluxjac {
 namespace {
 
-using Lanes = OneLanePerSide<DirectPass<ExprDualNum5>, 255, /*pipelined node kernel:*/ true>;
+using Lanes = OneLanePerSide<DirectPass<ExprDualNum5>, 255, NodeTiles<384, 128>>;
 
 const VariantRegistrar registrar(
     gpu_variant_info<Lanes>("edn5_2",

@@ -22,7 +22,7 @@ struct HandSide {
   }
 };
 
-using Lanes = OneLanePerSide<HandSide, 128>;
+using Lanes = OneLanePerSide<HandSide, 128, NodeTiles<256, 128>>;
 
 const VariantRegistrar registrar(gpu_variant_info<Lanes>("hd",
                                                          "hand-differentiated analytic Jacobian, one thread per side",
