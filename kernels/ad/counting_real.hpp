@@ -214,6 +214,12 @@ class CountingReal {
   FLUXJAC_HD friend CountingReal quotient(const CountingReal& a, const CountingReal& b, const CountingReal& inverse) {
     return operation(counting_detail::Op::kMul, a, inverse, a.value_ / b.value_);
   }
+  /// a / b as divide() runs it on the device (ad/device_math.hpp): a reciprocal and a multiply, valued as the host's
+  /// IEEE quotient.
+  FLUXJAC_HD friend CountingReal divide(const CountingReal& a, const CountingReal& b) {
+    return quotient(a, b, CountingReal(1.0) / b);
+  }
+  FLUXJAC_HD friend CountingReal divide(const CountingReal& a, double b) { return divide(a, CountingReal(b)); }
   /// Free: a sign flip is an operand modifier (and -(a b) + c is still one FMA).
   FLUXJAC_HD friend CountingReal operator-(const CountingReal& a) {
     return operation(counting_detail::Op::kNeg, a, 0.0, -a.value_);

@@ -1,4 +1,5 @@
-// fluxjac — the reciprocal and square root that the AD types take on the GPU (hd keeps IEEE: no gain measured).
+// fluxjac — the reciprocal, division and square root that the flux template and the AD types take on the GPU (hd
+// keeps IEEE for its own four reciprocals and two square roots: no gain, and 6% slower, measured).
 //
 // nvcc's IEEE double division and square root are a hardware approximation refined by Newton steps, a range check
 // and a called slow path (denormals, overflow). The call makes ptxas keep registers live across it (the spills that
@@ -51,6 +52,34 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE double quotient(double a, double b, double invers
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Real quotient(const Real& a, const Real&, const Real& inverse) {
   return a * inverse;
+}
+
+/// \brief a / b of plain doubles (see the top of this file): on the device a times reciprocal(b), on the host the IEEE
+/// quotient. The flux template divides with it wherever both operands may be doubles; other types keep operator/.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double divide(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return a * reciprocal(b);
+#else
+  return a / b;
+#endif
+}
+// By reference: an expression-template dual (ad/expr_dual.hpp) refers to its operands, so copies would dangle.
+template <class A, class B>
+FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide(const A& a, const B& b) {
+  return a / b;
+}
+// A double divisor by value: a constexpr one (kGammaMinusOne) must not be odr-used in device code.
+template <class A>
+FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide(const A& a, double b) {
+  return a / b;
+}
+
+/// \brief The IEEE square root on host and device alike: hd's, whose kernel measured 6% slower with the device
+/// sequence (docs/performance.md section 12). Other real types take their own sqrt.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double ieee_sqrt(double x) { return ::sqrt(x); }
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE Real ieee_sqrt(const Real& x) {
+  return sqrt(x);
 }
 
 /// sqrt(x) and 1 / sqrt(x) together (see the top of this file).

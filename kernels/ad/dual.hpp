@@ -63,7 +63,16 @@ using real_constant = typename dual_detail::identity<T>::type;
 FLUXJAC_HD inline double value_of(double x) { return x; }
 
 // Plain-double overloads so that unqualified sqrt/abs in the flux template resolve inside fluxjac.
-FLUXJAC_HD FLUXJAC_FORCEINLINE double sqrt(double x) { return ::sqrt(x); }
+// On the device a plain double's square root takes the sequence of ad/device_math.hpp, without the slow path.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double sqrt(double x) {
+#if defined(__CUDA_ARCH__)
+  double root, inverse_root;
+  sqrt_with_reciprocal(x, root, inverse_root);
+  return root;
+#else
+  return ::sqrt(x);
+#endif
+}
 FLUXJAC_HD FLUXJAC_FORCEINLINE double abs(double x) { return x < 0.0 ? -x : x; }
 template <int N, class R>
 FLUXJAC_HD inline R value_of(const Dual<N, R>& x) {
@@ -159,8 +168,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator*(real_constant<R> a, const Du
 template <int N, class R>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Dual<N, R> operator/(const Dual<N, R>& a, real_constant<R> b) {
   Dual<N, R> r;
-  r.v = a.v / b;
-  const R inv = 1.0 / b;
+  const R inv = 1.0 / b;  // folded where b is a constant (kGammaMinusOne)
+  r.v = quotient(a.v, b, inv);
   FLUXJAC_UNROLL
   for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * inv;
   return r;

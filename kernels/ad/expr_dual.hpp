@@ -301,7 +301,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator*(typename A::real_type c, c
 }
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(const A& a, typename A::real_type c) {
-  return ExprScale<A>(a, a.value() / c, 1.0 / c);
+  const typename A::real_type inverse = 1.0 / c;  // folded where c is a constant (kGammaMinusOne)
+  return ExprScale<A>(a, quotient(a.value(), c, inverse), inverse);
 }
 template <class A, expr_detail::if_operand<A> = 0>
 FLUXJAC_HD FLUXJAC_FORCEINLINE ExprScale<A> operator/(typename A::real_type c, const A& a) {

@@ -1,6 +1,7 @@
 // fluxjac — perfect-gas constants and state conversions (EDU3D conventions).
 #pragma once
 
+#include "ad/device_math.hpp"
 #include "types.hpp"
 
 namespace fluxjac {
@@ -21,9 +22,9 @@ template <class T>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T U[kBlock]) {
   Primitive<T> q;
   q.rho = U[0];
-  q.u = U[1] / U[0];
-  q.v = U[2] / U[0];
-  q.w = U[3] / U[0];
+  q.u = divide(U[1], U[0]);
+  q.v = divide(U[2], U[0]);
+  q.w = divide(U[3], U[0]);
   q.p = kGammaMinusOne * (U[4] - (0.5 * q.rho) * ((q.u * q.u + q.v * q.v) + q.w * q.w));
   return q;
 }
@@ -32,7 +33,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T 
 /// Used to seed the primitive-input flux (the paper's Algorithm 3).
 template <class Real>
 FLUXJAC_HD inline void primitive_jacobian(const Primitive<Real>& q, Real dq_dU[kBlock][kBlock]) {
-  const Real inv_rho = 1.0 / q.rho;
+  const Real inv_rho = reciprocal(q.rho);
   const Real kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
   const Real vel[3] = {q.u, q.v, q.w};
   for (int i = 0; i < kBlock; ++i)
@@ -54,7 +55,7 @@ FLUXJAC_HD inline void primitive_jacobian(const Primitive<Real>& q, Real dq_dU[k
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void primitive_jacobian_column(const Primitive<Real>& q, int column,
                                                               Real dq_dUk[kBlock]) {
-  const Real inv_rho = 1.0 / q.rho;
+  const Real inv_rho = reciprocal(q.rho);
   const Real kinetic = 0.5 * ((q.u * q.u + q.v * q.v) + q.w * q.w);
   dq_dUk[0] = column == 0 ? 1.0 : 0.0;
   dq_dUk[1] = column == 0 ? -q.u * inv_rho : (column == 1 ? inv_rho : 0.0);

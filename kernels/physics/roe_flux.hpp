@@ -8,6 +8,10 @@
 // T is the scalar type of the left state and of the result (double, a dual type, an expression-template
 // dual); TO is the type of the right state. AD variants differentiate with respect to the left state only
 // (TO = double) and get the right-state derivatives from the symmetry F(QR, QL, -n) = -F(QL, QR, n).
+//
+// Divisions that stay plain doubles in the AD variants (the right state's, and gas.hpp's primitive conversions) are
+// written divide(a, b) (ad/device_math.hpp): the IEEE quotient on the host, so that the bits above hold; on the GPU
+// a reciprocal without the slow path, as the AD types divide there.
 #pragma once
 
 #include "ad/dual.hpp"
@@ -39,11 +43,11 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux(const Primitive<T>& left, const Pri
   // ---- physical fluxes of each side -----------------------------------------------------------
   const T normal_velocity_left = (left.u * n.x + left.v * n.y) + left.w * n.z;
   const TO normal_velocity_right = (right.u * n.x + right.v * n.y) + right.w * n.z;
-  const T sound_speed_left = sqrt((kGamma * left.p) / left.rho);
-  const TO sound_speed_right = sqrt((kGamma * right.p) / right.rho);
-  const T total_enthalpy_left = (sound_speed_left * sound_speed_left) / kGammaMinusOne +
+  const T sound_speed_left = sqrt(divide(kGamma * left.p, left.rho));
+  const TO sound_speed_right = sqrt(divide(kGamma * right.p, right.rho));
+  const T total_enthalpy_left = divide(sound_speed_left * sound_speed_left, kGammaMinusOne) +
                                 0.5 * ((left.u * left.u + left.v * left.v) + left.w * left.w);
-  const TO total_enthalpy_right = (sound_speed_right * sound_speed_right) / kGammaMinusOne +
+  const TO total_enthalpy_right = divide(sound_speed_right * sound_speed_right, kGammaMinusOne) +
                                   0.5 * ((right.u * right.u + right.v * right.v) + right.w * right.w);
 
   // ---- Roe averages -----------------------------------------------------------------------------

@@ -104,7 +104,7 @@ struct BasicRoeLinearization {
     enthalpy_left_d_rho = -sound_energy_left * inverse_rho_left;
 
     // ---- Roe averages -----------------------------------------------------------------------------
-    const Real roe_ratio = sqrt(rho_right * inverse_rho_left);
+    const Real roe_ratio = ieee_sqrt(rho_right * inverse_rho_left);
     const Real rho = roe_ratio * rho_left;
     inverse_denominator = 1.0 / (1.0 + roe_ratio);
     vel[0] = (u_left + roe_ratio * u_right) * inverse_denominator;
@@ -112,7 +112,7 @@ struct BasicRoeLinearization {
     vel[2] = (w_left + roe_ratio * w_right) * inverse_denominator;
     enthalpy = (enthalpy_left + roe_ratio * enthalpy_right) * inverse_denominator;
     kinetic = 0.5 * ((vel[0] * vel[0] + vel[1] * vel[1]) + vel[2] * vel[2]);
-    a = sqrt(kGammaMinusOne * (enthalpy - kinetic));
+    a = ieee_sqrt(kGammaMinusOne * (enthalpy - kinetic));
     const Real inverse_a = 1.0 / a;
     const Real inverse_a_a = inverse_a * inverse_a;
     qn = (vel[0] * n.x + vel[1] * n.y) + vel[2] * n.z;
