@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# session 6, call 2: refine tiles x threads; pipelined vs one-tile kernels (temporary x* variants)
+set -uo pipefail
+R=${OUT:-/tmp/out}; mkdir -p "$R"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$R/device.txt"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/configure.log" 2>&1
+cmake --build build-gpu -j16 --target fluxjac >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+F=build-gpu/fluxjac
+$F list > "$R/list.txt"
+T=$(mktemp -d)
+$F mesh gen --kind mixed --n 100 --order rcm -q -o $T/m.h5 >/dev/null
+med() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs']; print(' '.join(f\"{x['variant']}={x['assembly_ms']['median']:.3f}\" for x in r))" "$1"; }
+i=0
+sweep() {  # variants tile threads [mode]
+  i=$((i+1))
+  FLUXJAC_X_NODE_THREADS=$3 $F run --mesh $T/m.h5 --variant "$1" --edges-per-block "$2" --mode ${4:-full} --warmup 3 --reps 20 --no-validate -q --json "$R/s$i.json" >/dev/null 2>"$R/s$i.err" || { echo "$1 tile $2 thr $3: FAIL $(tail -1 $R/s$i.err)"; return; }
+  echo "tile $2 thr $3 ${4:-full}: $(med $R/s$i.json)"
+}
+for cfg in "128 128" "96 96" "64 64" "80 96"; do sweep dn_5,dn_10 $cfg; done
+for cfg in "128 128" "256 128" "512 256" "320 160" "384 128"; do sweep hd,xhd_pipe $cfg; done
+for cfg in "256 128" "128 64"; do sweep dn5_2,xdn52_tile $cfg; done
+for cfg in "128 128" "256 128"; do sweep dn_2,xdn2_pipe $cfg; done
+sweep hd 256 128 compute-only; sweep hd 256 128 scatter-only
+sweep dn_5 128 128 compute-only; sweep dn_5 128 128 scatter-only
+sweep dn5_2 256 128 compute-only; sweep dn5_2 256 128 scatter-only
+$F mesh gen --kind mixed --n 100 --order random -q -o $T/r.h5 >/dev/null
+for cfg in "hd 128 128" "hd 256 128" "dn5_2 128 128" "dn5_2 256 128" "dn_5 512 512" "dn_5 128 128"; do
+  set -- $cfg; i=$((i+1))
+  FLUXJAC_X_NODE_THREADS=$3 $F run --mesh $T/r.h5 --variant $1 --edges-per-block $2 --warmup 3 --reps 20 --no-validate -q --json "$R/s$i.json" >/dev/null 2>&1
+  echo "random tile $2 thr $3: $(med $R/s$i.json)"
+done
