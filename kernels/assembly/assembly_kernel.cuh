@@ -95,7 +95,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   }
 }
 
-// ---- node strategy: the pieces both node kernels share ------------------------------------------------------
+// ---- node strategy: its compute and store phases --------------------------------------------------------------
 
 /// \brief The compute phase of a node tile: Policy::kLanesPerSide threads per entry (i, j) compute
 /// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry. `load(entry, edge)` fills the edge as seen

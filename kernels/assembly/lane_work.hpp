@@ -82,9 +82,11 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 /// \brief The node strategy's tuning: a tile of at most `kEntries` incident edges (whole rows) per thread block and
 /// at most `kThreads` threads per block. With fewer threads than the tile has lanes, each thread works several lanes
 /// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/performance.md
-/// section 12 found two to five lanes per thread fastest, at as many resident warps as the registers allow.
+/// section 12 found two or three lanes per thread fastest for one lane per entry (hd, dn5_2) and ten for five lanes
+/// per entry (dn_5), at as many resident warps as the registers allow; dn_2 keeps one.
 template <int kEntries, int kThreads>
 struct NodeTiles {
+  static_assert(kEntries > 0 && kThreads > 0 && kThreads % 32 == 0, "a tile of entries, whole warps of threads");
   static constexpr int kNodeEntriesPerBlock = kEntries;
   static constexpr int kNodeBlockThreads = kThreads;
 };

@@ -84,6 +84,11 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may
     capacity /= 2;
     launch = plan_rows(capacity, block_first_row);
   }
+  if (launch.shared_bytes > shared_limit && may_halve)
+    fail(ExitCode::kInvalidInput,
+         "node assembly: a row of this mesh has {} incident edges, whose tile needs {} bytes of shared memory; the "
+         "device allows {}: use --assembly edge for this mesh",
+         launch.max_entries, launch.shared_bytes, shared_limit);
   if (launch.shared_bytes > shared_limit)
     fail(ExitCode::kUsage,
          "--edges-per-block {} (node assembly: incident edges per block) needs {} bytes of shared memory, the "
