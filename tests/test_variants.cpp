@@ -4,7 +4,6 @@
 #include <random>
 #include <set>
 
-#include "assembly/device_views.hpp"
 #include "gpu/row_blocks.hpp"
 #include "jacobian/compare.hpp"
 #include "mesh/generator.hpp"
