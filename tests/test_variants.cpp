@@ -257,6 +257,15 @@ void expect_valid_packing(const std::vector<std::int32_t>& row_ptr, int capacity
   }
   EXPECT_EQ(packed.max_entries, max_entries);
   EXPECT_EQ(packed.max_rows, max_rows);
+  // The tiles the kernel reads say the same, block by block.
+  const std::vector<NodeTile> tiles = node_tiles(packed, row_ptr);
+  ASSERT_EQ(static_cast<std::int64_t>(tiles.size()), packed.blocks());
+  for (std::size_t b = 0; b < tiles.size(); ++b) {
+    EXPECT_EQ(tiles[b].first_row, packed.first_row[b]);
+    EXPECT_EQ(tiles[b].rows, packed.first_row[b + 1] - packed.first_row[b]);
+    EXPECT_EQ(tiles[b].first_entry, row_ptr[packed.first_row[b]]);
+    EXPECT_EQ(tiles[b].entries, row_ptr[packed.first_row[b + 1]] - row_ptr[packed.first_row[b]]);
+  }
 }
 
 TEST(NodeRowBlocks, PackWholeRowsGreedilyWithinCapacity) {

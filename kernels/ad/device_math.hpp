@@ -74,6 +74,15 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide(const A& a, double b) {
   return a / b;
 }
 
+/// \brief a / c for a compile-time constant c (kGammaMinusOne): on the device a times 1 / c, which the compiler folds
+/// (divide()'s reciprocal is inline assembly, which it cannot fold), on the host the IEEE quotient. Other types
+/// divide by a double constant themselves and fold its inverse too.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double divide_by_constant(double a, double c) { return quotient(a, c, 1.0 / c); }
+template <class A>
+FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide_by_constant(const A& a, double c) {
+  return divide(a, c);
+}
+
 /// \brief The IEEE square root on host and device alike: hd's, whose kernel measured 6% slower with the device
 /// sequence (docs/performance.md section 12). Other real types take their own sqrt.
 FLUXJAC_HD FLUXJAC_FORCEINLINE double ieee_sqrt(double x) { return ::sqrt(x); }

@@ -119,29 +119,83 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
   }
 }
 
+/// \brief A block-strided loop over [0, count) that takes kBatch items per thread at a time: `load(i)` for all of them,
+/// then `store(i, loaded)` for all of them. The loads of a batch are then in flight together instead of one
+/// load-to-store latency per item (the node kernel's stores were latency-bound: docs/performance.md section 13).
+template <int kBatch, class Load, class Store>
+__device__ FLUXJAC_FORCEINLINE void block_strided_batches(int count, const Load& load, const Store& store) {
+  for (int first = threadIdx.x; first < count; first += kBatch * blockDim.x) {
+    decltype(load(0)) loaded[kBatch];
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int i = first + b * blockDim.x;
+      if (i < count) loaded[b] = load(i);
+    }
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int i = first + b * blockDim.x;
+      if (i < count) store(i, loaded[b]);
+    }
+  }
+}
+
+/// One staged value on its way to Aoff: where it goes and what it is.
+struct AoffStore {
+  std::int64_t at;
+  float value;
+};
+
 /// \brief The scatter phase of a node tile from its staged blocks: Aoff[j, i] = -D_ij (plain stores, 25 consecutive
 /// threads per block) and Adiag[i] = sum_j D_ij (summed in row order, stored once). `row_start` holds the rows'
 /// entry offsets in the pattern (rows + 1 of them); visited row r is node row_node[r], or first_row + r without
-/// a visit order.
+/// a visit order. Each thread keeps kBatch stores in flight, and kBatch row sums.
+template <int kBatch>
 __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int entries, int rows, int first_row,
                                                       int first_entry, const std::int32_t* row_start,
                                                       const std::int32_t* transpose, const node_index* row_node,
                                                       const DeviceJacobian& jacobian) {
-  for (int item = threadIdx.x; item < entries * kBlockEntries; item += blockDim.x) {
-    const int entry = item / kBlockEntries;
-    const int component = item - entry * kBlockEntries;
-    jacobian.aoff[static_cast<std::int64_t>(transpose[entry]) * kBlockEntries + component] =
-        static_cast<float>(block_signs(0).off_diagonal * staging[item]);
-  }
-  for (int item = threadIdx.x; item < rows * kBlockEntries; item += blockDim.x) {
-    const int row = item / kBlockEntries;
-    const int component = item - row * kBlockEntries;
-    double sum = 0.0;
-    for (int k = row_start[row] - first_entry; k < row_start[row + 1] - first_entry; ++k)
-      sum += staging[k * kBlockEntries + component];
-    // The node of the visited row (its place in Adiag: the pattern's layout whatever the traversal).
-    const node_index own = row_node ? row_node[row] : first_row + row;
-    jacobian.adiag[static_cast<std::int64_t>(own) * kBlockEntries + component] = block_signs(0).diagonal * sum;
+  block_strided_batches<kBatch>(
+      entries * kBlockEntries,
+      [&](int item) {
+        const int entry = item / kBlockEntries;
+        const int component = item - entry * kBlockEntries;
+        return AoffStore{static_cast<std::int64_t>(transpose[entry]) * kBlockEntries + component,
+                         static_cast<float>(block_signs(0).off_diagonal * staging[item])};
+      },
+      [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
+
+  // Adiag: kBatch (row, component) sums at a time, each over its row's entries in order (bitwise reproducible).
+  const int items = rows * kBlockEntries;
+  for (int first = threadIdx.x; first < items; first += kBatch * blockDim.x) {
+    const double* column[kBatch];
+    int length[kBatch];
+    double sum[kBatch];
+    int longest = 0;
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int item = first + b * blockDim.x;
+      const int row = min(item, items - 1) / kBlockEntries;
+      const int component = min(item, items - 1) - row * kBlockEntries;
+      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + component;
+      length[b] = item < items ? row_start[row + 1] - row_start[row] : 0;
+      longest = max(longest, length[b]);
+      sum[b] = 0.0;
+    }
+    for (int k = 0; k < longest; ++k) {
+      FLUXJAC_UNROLL
+      for (int b = 0; b < kBatch; ++b)
+        if (k < length[b]) sum[b] += column[b][k * kBlockEntries];
+    }
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int item = first + b * blockDim.x;
+      if (item >= items) continue;
+      const int row = item / kBlockEntries;
+      const int component = item - row * kBlockEntries;
+      // The node of the visited row (its place in Adiag: the pattern's layout whatever the traversal).
+      const node_index own = row_node ? row_node[row] : first_row + row;
+      jacobian.adiag[static_cast<std::int64_t>(own) * kBlockEntries + component] = block_signs(0).diagonal * sum[b];
+    }
   }
 }
 
@@ -193,18 +247,29 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
                          int stage_flags) {
   extern __shared__ double shared[];
   const NodeBlockShared block(shared, max_entries);
-  const int first_row = __ldg(&map.block_first_row[blockIdx.x]);
-  const int row_count = __ldg(&map.block_first_row[blockIdx.x + 1]) - first_row;
+  const int4 tile = __ldg(reinterpret_cast<const int4*>(map.tiles) + blockIdx.x);  // NodeTile
+  const int first_row = tile.x, row_count = tile.y, first_entry = tile.z, entry_count = tile.w;
 
-  // ---- the block's indices into shared memory ------------------------------------------------------------
-  for (int r = threadIdx.x; r <= row_count; r += blockDim.x) block.row_start[r] = __ldg(&map.row_ptr[first_row + r]);
+  // ---- the block's indices into shared memory, all of a batch's loads in flight together ------------------
+  block_strided_batches<Policy::kNodeStoreBatch>(
+      max(entry_count, row_count + 1),
+      [&](int k) {
+        int3 loaded{0, 0, 0};  // row start, Aoff[j, i]'s slot, j
+        if (k <= row_count) loaded.x = __ldg(&map.row_ptr[first_row + k]);
+        if (k < entry_count) {
+          loaded.y = __ldg(&map.entry_transpose[first_entry + k]);
+          loaded.z = __ldg(&map.col_idx[first_entry + k]);
+        }
+        return loaded;
+      },
+      [&](int k, int3 loaded) {
+        if (k <= row_count) block.row_start[k] = loaded.x;
+        if (k < entry_count) {
+          block.transpose[k] = loaded.y;
+          block.other[k] = loaded.z;
+        }
+      });
   __syncthreads();
-  const int first_entry = block.row_start[0];
-  const int entry_count = block.row_start[row_count] - first_entry;
-  for (int k = threadIdx.x; k < entry_count; k += blockDim.x) {
-    block.transpose[k] = __ldg(&map.entry_transpose[first_entry + k]);
-    block.other[k] = __ldg(&map.col_idx[first_entry + k]);
-  }
   // States are indexed by visited row: with a visit order (row_node), the host lays them out in it too.
   for (int r = threadIdx.x; r < row_count; r += blockDim.x)
     for (int k = block.row_start[r]; k < block.row_start[r + 1]; ++k) block.own[k - first_entry] = first_row + r;
@@ -215,8 +280,9 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   compute_node_tile<Policy>(entry_count, load, block.staging, stage_flags);
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
-  scatter_node_tile(block.staging, entry_count, row_count, first_row, first_entry, block.row_start, block.transpose,
-                    map.row_node ? map.row_node + first_row : nullptr, jacobian);
+  scatter_node_tile<Policy::kNodeStoreBatch>(block.staging, entry_count, row_count, first_row, first_entry,
+                                             block.row_start, block.transpose,
+                                             map.row_node ? map.row_node + first_row : nullptr, jacobian);
 }
 
 }  // namespace fluxjac

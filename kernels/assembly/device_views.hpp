@@ -27,12 +27,19 @@ struct DeviceEdges {
 /// close in memory too (the host copies the state into visit order before each assembly). Entries keep the
 /// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
 /// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
+/// \brief One tile of the node strategy, i.e. one thread block's work: rows [first_row, first_row + rows) of the
+/// visiting order and their entries [first_entry, first_entry + entries). A block reads it in one 16-byte load, so
+/// that all its index loads can start at once instead of waiting on its row starts (docs/performance.md section 13).
+struct alignas(16) NodeTile {
+  std::int32_t first_row, rows, first_entry, entries;
+};
+
 struct DeviceNodeMap {
   const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order
   const node_index* col_idx;            ///< [nnz]: j, as a visit id
   const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
   const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
-  const std::int32_t* block_first_row;  ///< [tiles + 1]: tile b holds rows [block_first_row[b], ...[b + 1])
+  const NodeTile* tiles;                ///< [blocks]: block b takes tile b
   const node_index* row_node;           ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
 };
 

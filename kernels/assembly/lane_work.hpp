@@ -84,11 +84,15 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 /// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/performance.md
 /// section 12 found two or three lanes per thread fastest for one lane per entry (hd, dn5_2) and ten for five lanes
 /// per entry (dn_5), at as many resident warps as the registers allow; dn_2 keeps one.
-template <int kEntries, int kThreads>
+/// `kBatch` is how many of its index loads and stores a thread keeps in flight together (block_strided_batches in
+/// assembly_kernel.cuh).
+template <int kEntries, int kThreads, int kBatch = 4>
 struct NodeTiles {
   static_assert(kEntries > 0 && kThreads > 0 && kThreads % 32 == 0, "a tile of entries, whole warps of threads");
+  static_assert(kBatch > 0, "at least one item at a time");
   static constexpr int kNodeEntriesPerBlock = kEntries;
   static constexpr int kNodeBlockThreads = kThreads;
+  static constexpr int kNodeStoreBatch = kBatch;
 };
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`

@@ -45,9 +45,9 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux(const Primitive<T>& left, const Pri
   const TO normal_velocity_right = (right.u * n.x + right.v * n.y) + right.w * n.z;
   const T sound_speed_left = sqrt(divide(kGamma * left.p, left.rho));
   const TO sound_speed_right = sqrt(divide(kGamma * right.p, right.rho));
-  const T total_enthalpy_left = divide(sound_speed_left * sound_speed_left, kGammaMinusOne) +
+  const T total_enthalpy_left = divide_by_constant(sound_speed_left * sound_speed_left, kGammaMinusOne) +
                                 0.5 * ((left.u * left.u + left.v * left.v) + left.w * left.w);
-  const TO total_enthalpy_right = divide(sound_speed_right * sound_speed_right, kGammaMinusOne) +
+  const TO total_enthalpy_right = divide_by_constant(sound_speed_right * sound_speed_right, kGammaMinusOne) +
                                   0.5 * ((right.u * right.u + right.v * right.v) + right.w * right.w);
 
   // ---- Roe averages -----------------------------------------------------------------------------

@@ -55,7 +55,7 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<NodeTile>* tiles) const {
   NodeLaunch launch;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
@@ -69,20 +69,20 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, std::vector<std::
   launch.threads = std::min(
       {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, policy_node_threads()});
   launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);
-  if (block_first_row) *block_first_row = std::move(packed.first_row);
+  if (tiles) *tiles = node_tiles(packed, host_row_ptr_);
   return launch;
 }
 
 CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve,
-                                                         std::vector<std::int32_t>* block_first_row) const {
+                                                         std::vector<NodeTile>* tiles) const {
   const std::size_t shared_limit = max_shared_bytes_per_block();
   // A variant's default tile outgrows shared memory on meshes of many short rows: halve it
   // until it fits. A size the user asked for is refused instead.
   int capacity = requested;
-  NodeLaunch launch = plan_rows(capacity, block_first_row);
+  NodeLaunch launch = plan_rows(capacity, tiles);
   while (may_halve && launch.shared_bytes > shared_limit && capacity > 1) {
     capacity /= 2;
-    launch = plan_rows(capacity, block_first_row);
+    launch = plan_rows(capacity, tiles);
   }
   if (launch.shared_bytes > shared_limit && may_halve)
     fail(ExitCode::kInvalidInput,
@@ -203,13 +203,13 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   const bool may_halve = options.edges_per_block == 0;
   if (strategy_ == AssemblyStrategy::kNode &&
       (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve)) {
-    std::vector<std::int32_t> first_rows;
-    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, &first_rows);
-    block_first_row_.upload(first_rows.data(), first_rows.size());
+    std::vector<NodeTile> tiles;
+    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, &tiles);
+    tiles_.upload(tiles.data(), tiles.size());
   }
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
-  const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(),         entry_transpose_.data(),
-                          entry_face_.data(), block_first_row_.data(), row_node_.data()};
+  const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_transpose_.data(),
+                          entry_face_.data(), tiles_.data(),   row_node_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;
   const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds

@@ -69,14 +69,15 @@ class CudaAssembly : public Variant {
                       int stage_flags);
   /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch
   /// geometry and, when asked, each tile's first row (plus the end).
-  NodeLaunch plan_rows(int capacity, std::vector<std::int32_t>* block_first_row) const;
+  NodeLaunch plan_rows(int capacity, std::vector<NodeTile>* tiles) const;
   /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
   /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit.
-  NodeLaunch plan_fitting_rows(int requested, bool may_halve, std::vector<std::int32_t>* block_first_row) const;
+  NodeLaunch plan_fitting_rows(int requested, bool may_halve, std::vector<NodeTile>* tiles) const;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
-  DeviceArray<std::int32_t> row_ptr_, entry_transpose_, block_first_row_;
+  DeviceArray<std::int32_t> row_ptr_, entry_transpose_;
+  DeviceArray<NodeTile> tiles_;
   DeviceArray<node_index> row_node_;   ///< the node of each visited row (RCM traversal), empty for file order
   DeviceArray<double> visited_state_;  ///< the state in visit order (RCM traversal), refreshed by every assembly
   DeviceArray<double> entry_face_;

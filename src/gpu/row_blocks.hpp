@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "assembly/device_views.hpp"
+
 namespace fluxjac {
 
 /// Rows of the block-CSR pattern grouped into thread blocks of the node-based assembly.
@@ -32,6 +34,16 @@ inline RowBlocks pack_rows(const std::vector<std::int32_t>& row_ptr, int capacit
     packed.first_row.push_back(static_cast<std::int32_t>(row));
   }
   return packed;
+}
+
+/// The tiles of packed rows as the node kernel reads them: each block's rows and entries.
+inline std::vector<NodeTile> node_tiles(const RowBlocks& packed, const std::vector<std::int32_t>& row_ptr) {
+  std::vector<NodeTile> tiles(static_cast<std::size_t>(packed.blocks()));
+  for (std::size_t b = 0; b < tiles.size(); ++b) {
+    const std::int32_t first = packed.first_row[b], end = packed.first_row[b + 1];
+    tiles[b] = {first, end - first, row_ptr[first], row_ptr[end] - row_ptr[first]};
+  }
+  return tiles;
 }
 
 }  // namespace fluxjac
