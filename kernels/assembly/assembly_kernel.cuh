@@ -121,7 +121,7 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
 
 /// \brief A block-strided loop over [0, count) that takes kBatch items per thread at a time: `load(i)` for all of them,
 /// then `store(i, loaded)` for all of them. The loads of a batch are then in flight together instead of one
-/// load-to-store latency per item (the node kernel's stores were latency-bound: docs/performance.md section 13).
+/// load-to-store latency per item (at 8 warps per SM, dn5_2's store phase took 15% less: docs/performance.md 13).
 template <int kBatch, class Load, class Store>
 __device__ FLUXJAC_FORCEINLINE void block_strided_batches(int count, const Load& load, const Store& store) {
   for (int first = threadIdx.x; first < count; first += kBatch * blockDim.x) {
@@ -251,7 +251,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   const int first_row = tile.x, row_count = tile.y, first_entry = tile.z, entry_count = tile.w;
 
   // ---- the block's indices into shared memory, all of a batch's loads in flight together ------------------
-  block_strided_batches<Policy::kNodeStoreBatch>(
+  block_strided_batches<Policy::kNodeBatch>(
       max(entry_count, row_count + 1),
       [&](int k) {
         int3 loaded{0, 0, 0};  // row start, Aoff[j, i]'s slot, j
@@ -280,9 +280,8 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   compute_node_tile<Policy>(entry_count, load, block.staging, stage_flags);
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
-  scatter_node_tile<Policy::kNodeStoreBatch>(block.staging, entry_count, row_count, first_row, first_entry,
-                                             block.row_start, block.transpose,
-                                             map.row_node ? map.row_node + first_row : nullptr, jacobian);
+  scatter_node_tile<Policy::kNodeBatch>(block.staging, entry_count, row_count, first_row, first_entry, block.row_start,
+                                        block.transpose, map.row_node ? map.row_node + first_row : nullptr, jacobian);
 }
 
 }  // namespace fluxjac

@@ -92,7 +92,7 @@ struct NodeTiles {
   static_assert(kBatch > 0, "at least one item at a time");
   static constexpr int kNodeEntriesPerBlock = kEntries;
   static constexpr int kNodeBlockThreads = kThreads;
-  static constexpr int kNodeStoreBatch = kBatch;
+  static constexpr int kNodeBatch = kBatch;
 };
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
