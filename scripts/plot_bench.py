@@ -119,8 +119,9 @@ def paper_size_mesh(runs):
 
 
 def mesh_caption(runs, mesh):
+    """The mesh as a caption: a file by its name alone (a run's temporary folder says nothing), a generator spec as is."""
     r = next(r for r in runs if r["mesh"] == mesh)
-    return f"mesh {mesh}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
+    return f"mesh {os.path.basename(mesh)}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
 
 
 def save(fig, out, name, written):
@@ -294,6 +295,9 @@ def chart_size(runs, out, written):
                 ls="-" if assembly != "edge" else "--", color=f"C{variant_rank(variant) % 10}", label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain = matplotlib.ticker.FormatStrFormatter("%.3g")  # 0.26, not 2.6 x 10^-1
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
     ax.set_xlabel("mesh size [edges]")
     ax.set_ylabel("median assembly time per edge [ns]")
     ax.grid(which="both", alpha=0.25)
