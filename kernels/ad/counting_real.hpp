@@ -16,7 +16,9 @@
 // - A division whose numerator is the literal 1 is a reciprocal: GPUs run a shorter sequence for it.
 // - With Reuse::kOncePerCall, an operation repeated on the same operands within one count is done once, as a
 //   compiler's common-subexpression elimination and loop-invariant code motion leave it for one thread.
-//   Operands are matched by identity (each run-time value gets one when it is made), never by equal bits.
+//   Operands are matched by identity (each run-time value gets one when it is made), never by equal bits. The
+//   exception is a loop whose passes the GPU runs in full (dn_2's five, measured): begin_unhoisted_pass() starts
+//   each pass with nothing done.
 // - `fused` counts the multiplies that contraction removes: those whose every use is an add or subtract that
 //   can absorb it (nvcc fuses a product into each such add, duplicating it where it has several). Each such add
 //   becomes one FMA; the FP64 instruction estimate is add + mul - fused.
@@ -163,6 +165,16 @@ inline CountingState& state() {
 }
 
 }  // namespace counting_detail
+
+class CountingReal;
+
+/// \brief A pass of a loop that the GPU runs in full each time (assembly/lane_work.hpp): the reuse table of
+/// Reuse::kOncePerCall forgets what was done before it, so that the pass counts in full.
+FLUXJAC_HD inline void begin_unhoisted_pass(const CountingReal&) {
+#if !defined(__CUDA_ARCH__)
+  counting_detail::state().done.clear();
+#endif
+}
 
 /// \brief Runs `work` and returns the operations that CountingReal did meanwhile on this thread. Counts nest (an
 /// outer count includes its inner ones); contraction is tracked within each count.

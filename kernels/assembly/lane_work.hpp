@@ -135,17 +135,26 @@ struct OneLanePerSide : Tiles {
   }
 };
 
+/// \brief The start of one pass of a loop whose passes nvcc runs in full, hoisting nothing out of them: nothing for a
+/// real type that computes. The counting type (ad/counting_real.hpp) then forgets what it has done, so that the work
+/// model counts every pass in full, as Nsight Compute does (docs/performance.md 13).
+template <class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void begin_unhoisted_pass(const Real&) {}
+
 /// Seeded, five passes of a one-derivative dual over the columns of one side (dn_2).
 template <class Scalar>
 struct SeededPasses {
   template <class Real>
   FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
-    // A loop, not unrolled: the paper's dn_2 re-runs one DualNum flux five times per thread.
+    // A loop, not unrolled: the paper's dn_2 re-runs one DualNum flux five times per thread. Since the device
+    // division, nvcc hoists none of the passes' common work out of it (ncu: dn_2 executes what dn_5 does).
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
-    for (int column = 0; column < kBlock; ++column)
+    for (int column = 0; column < kBlock; ++column) {
+      begin_unhoisted_pass(scale);
       seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block);
+    }
   }
 };
 
