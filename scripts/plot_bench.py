@@ -297,7 +297,9 @@ def chart_size(runs, out, written):
     ax.set_yscale("log")
     plain = matplotlib.ticker.FormatStrFormatter("%.3g")  # 0.26, not 2.6 x 10^-1
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
+    values = [v for points in lines.values() for v in points.values()]
+    # Within a decade the minor ticks are the only ones: label them too. Over several, they would crowd the axis.
+    ax.yaxis.set_minor_formatter(plain if max(values) < 10 * min(values) else matplotlib.ticker.NullFormatter())
     ax.set_xlabel("mesh size [edges]")
     ax.set_ylabel("median assembly time per edge [ns]")
     ax.grid(which="both", alpha=0.25)

@@ -257,15 +257,25 @@ void expect_valid_packing(const std::vector<std::int32_t>& row_ptr, int capacity
   }
   EXPECT_EQ(packed.max_entries, max_entries);
   EXPECT_EQ(packed.max_rows, max_rows);
-  // The tiles the kernel reads say the same, block by block.
+  // The tiles the kernel reads (and trusts for its shared-memory bounds): one per block, in order, covering every
+  // row and entry exactly once, each within the packing's maxima, each entry range that of its rows.
   const std::vector<NodeTile> tiles = node_tiles(packed, row_ptr);
   ASSERT_EQ(static_cast<std::int64_t>(tiles.size()), packed.blocks());
+  std::int64_t next_row = 0, next_entry = 0;
   for (std::size_t b = 0; b < tiles.size(); ++b) {
-    EXPECT_EQ(tiles[b].first_row, packed.first_row[b]);
-    EXPECT_EQ(tiles[b].rows, packed.first_row[b + 1] - packed.first_row[b]);
-    EXPECT_EQ(tiles[b].first_entry, row_ptr[packed.first_row[b]]);
-    EXPECT_EQ(tiles[b].entries, row_ptr[packed.first_row[b + 1]] - row_ptr[packed.first_row[b]]);
+    const NodeTile& tile = tiles[b];
+    EXPECT_EQ(tile.first_row, next_row) << "tile " << b;
+    EXPECT_EQ(tile.first_entry, next_entry) << "tile " << b;
+    EXPECT_GE(tile.rows, 1) << "tile " << b;
+    EXPECT_LE(tile.rows, packed.max_rows) << "tile " << b;
+    EXPECT_LE(tile.entries, packed.max_entries) << "tile " << b;
+    EXPECT_EQ(tile.first_entry, row_ptr[tile.first_row]) << "tile " << b;
+    EXPECT_EQ(tile.entries, row_ptr[tile.first_row + tile.rows] - row_ptr[tile.first_row]) << "tile " << b;
+    next_row = tile.first_row + tile.rows;
+    next_entry = tile.first_entry + tile.entries;
   }
+  EXPECT_EQ(next_row, n_rows);
+  EXPECT_EQ(next_entry, row_ptr.back());
 }
 
 TEST(NodeRowBlocks, PackWholeRowsGreedilyWithinCapacity) {

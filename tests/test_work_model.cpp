@@ -131,8 +131,17 @@ TEST(CountingReal, AnUnhoistedPassCountsWhatItRepeats) {
   EXPECT_EQ(passes(false).add, 1u);
   EXPECT_EQ(passes(true).mul, 3u);  // each pass in full
   EXPECT_EQ(passes(true).add, 3u);
-  // A real type that computes has nothing to forget: the call compiles to nothing.
-  begin_unhoisted_pass(1.0);
+  // A real type that computes has nothing to forget: for double the marker is the empty template, and changes no
+  // count of a counting real around it.
+  const OpCounts around_double = count_operations(
+      [&] {
+        begin_unhoisted_pass(1.0);
+        (void)(x * y);
+        begin_unhoisted_pass(2.0);
+        (void)(x * y);
+      },
+      Reuse::kOncePerCall);
+  EXPECT_EQ(around_double.mul, 1u);
 }
 
 TEST(CountingReal, DualProductAndQuotientCostWhatTheirDerivativeRulesSay) {

@@ -74,12 +74,14 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide(const A& a, double b) {
   return a / b;
 }
 
-/// \brief a / c for a compile-time constant c (kGammaMinusOne): on the device a times 1 / c, which the compiler folds
-/// (divide()'s reciprocal is inline assembly, which it cannot fold), on the host the IEEE quotient. Other types
-/// divide by a double constant themselves and fold its inverse too.
-FLUXJAC_HD FLUXJAC_FORCEINLINE double divide_by_constant(double a, double c) { return quotient(a, c, 1.0 / c); }
+/// \brief a / c for a constant c given its inverse as a constant too (kGammaMinusOne, kInverseGammaMinusOne): on the
+/// device a times the inverse (divide()'s reciprocal is inline assembly, which the compiler cannot fold), on the host
+/// the IEEE quotient. Other types divide by a double constant themselves and fold its inverse.
+FLUXJAC_HD FLUXJAC_FORCEINLINE double divide_by_constant(double a, double c, double inverse) {
+  return quotient(a, c, inverse);
+}
 template <class A>
-FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide_by_constant(const A& a, double c) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide_by_constant(const A& a, double c, double) {
   return divide(a, c);
 }
 

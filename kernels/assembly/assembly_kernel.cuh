@@ -5,6 +5,8 @@
 // coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot).
 #pragma once
 
+#include <type_traits>
+
 #include "assembly/block_signs.hpp"
 #include "assembly/device_views.hpp"
 #include "assembly/edge_input.hpp"
@@ -125,7 +127,7 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
 template <int kBatch, class Load, class Store>
 __device__ FLUXJAC_FORCEINLINE void block_strided_batches(int count, const Load& load, const Store& store) {
   for (int first = threadIdx.x; first < count; first += kBatch * blockDim.x) {
-    decltype(load(0)) loaded[kBatch];
+    std::decay_t<decltype(load(0))> loaded[kBatch];
     FLUXJAC_UNROLL
     for (int b = 0; b < kBatch; ++b) {
       const int i = first + b * blockDim.x;

@@ -18,21 +18,25 @@ struct DeviceEdges {
   edge_index n_edges;
 };
 
-/// Node-based assembly: the block-CSR rows in the order the kernel visits them; per entry (i, j) of row i the
-/// column j, the position of the transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i
-/// (outward unit normal and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of
-/// each thread block (whole rows packed to a capacity of entries at setup). Visited row r is node row_node[r]
-/// (a traversal that keeps neighbours close in time, e.g. RCM, for meshes whose own order scatters them); without
-/// row_node it is node r. Columns and the state the kernel reads are in visit ids, so that neighbours' states lie
-/// close in memory too (the host copies the state into visit order before each assembly). Entries keep the
-/// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
-/// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
 /// \brief One tile of the node strategy, i.e. one thread block's work: rows [first_row, first_row + rows) of the
 /// visiting order and their entries [first_entry, first_entry + entries). A block reads it in one 16-byte load, so
 /// that all its index loads can start at once instead of waiting on its row starts (docs/performance.md section 13).
 struct alignas(16) NodeTile {
   std::int32_t first_row, rows, first_entry, entries;
 };
+static_assert(sizeof(NodeTile) == 16 && offsetof(NodeTile, first_row) == 0 && offsetof(NodeTile, rows) == 4 &&
+                  offsetof(NodeTile, first_entry) == 8 && offsetof(NodeTile, entries) == 12,
+              "the node kernel reads a NodeTile as one int4 (x, y, z, w in this order)");
+
+/// Node-based assembly: the block-CSR rows in the order the kernel visits them; per entry (i, j) of row i the
+/// column j, the position of the transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i
+/// (outward unit normal and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of
+/// each thread block (whole rows packed to a capacity of entries at setup, one NodeTile each). Visited row r is node
+/// row_node[r] (a traversal that keeps neighbours close in time, e.g. RCM, for meshes whose own order scatters them);
+/// without row_node it is node r. Columns and the state the kernel reads are in visit ids, so that neighbours' states
+/// lie close in memory too (the host copies the state into visit order before each assembly). Entries keep the
+/// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
+/// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
 
 struct DeviceNodeMap {
   const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order

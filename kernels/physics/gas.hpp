@@ -10,6 +10,8 @@ namespace fluxjac {
 inline constexpr double kGamma = 1.4;
 /// gamma - 1 evaluated in double (0x3FD9999999999998), as the Fortran code does; never the literal 0.4.
 inline constexpr double kGammaMinusOne = kGamma - 1.0;
+/// 1 / (gamma - 1), for divide_by_constant (ad/device_math.hpp): the device multiplies by it.
+inline constexpr double kInverseGammaMinusOne = 1.0 / kGammaMinusOne;
 
 /// Primitive state (rho, u, v, w, p) on one side of a face.
 template <class T>

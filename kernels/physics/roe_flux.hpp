@@ -11,7 +11,8 @@
 //
 // Divisions that stay plain doubles in the AD variants (the right state's, and gas.hpp's primitive conversions) are
 // written divide(a, b) (ad/device_math.hpp): the IEEE quotient on the host, so that the bits above hold; on the GPU
-// a reciprocal without the slow path, as the AD types divide there.
+// a reciprocal without the slow path, as the AD types divide there. A division by gamma - 1 is
+// divide_by_constant(a, c, 1 / c): a multiply by the constant inverse on the GPU.
 #pragma once
 
 #include "ad/dual.hpp"
@@ -45,10 +46,12 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void roe_flux(const Primitive<T>& left, const Pri
   const TO normal_velocity_right = (right.u * n.x + right.v * n.y) + right.w * n.z;
   const T sound_speed_left = sqrt(divide(kGamma * left.p, left.rho));
   const TO sound_speed_right = sqrt(divide(kGamma * right.p, right.rho));
-  const T total_enthalpy_left = divide_by_constant(sound_speed_left * sound_speed_left, kGammaMinusOne) +
-                                0.5 * ((left.u * left.u + left.v * left.v) + left.w * left.w);
-  const TO total_enthalpy_right = divide_by_constant(sound_speed_right * sound_speed_right, kGammaMinusOne) +
-                                  0.5 * ((right.u * right.u + right.v * right.v) + right.w * right.w);
+  const T total_enthalpy_left =
+      divide_by_constant(sound_speed_left * sound_speed_left, kGammaMinusOne, kInverseGammaMinusOne) +
+      0.5 * ((left.u * left.u + left.v * left.v) + left.w * left.w);
+  const TO total_enthalpy_right =
+      divide_by_constant(sound_speed_right * sound_speed_right, kGammaMinusOne, kInverseGammaMinusOne) +
+      0.5 * ((right.u * right.u + right.v * right.v) + right.w * right.w);
 
   // ---- Roe averages -----------------------------------------------------------------------------
   const T roe_ratio = sqrt(right.rho / left.rho);

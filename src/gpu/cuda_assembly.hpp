@@ -67,16 +67,18 @@ class CudaAssembly : public Variant {
   /// Node assembly in the RCM visit order: the state copied into visit order, then the node kernel.
   void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                       int stage_flags);
-  /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch
-  /// geometry and, when asked, each tile's first row (plus the end).
-  NodeLaunch plan_rows(int capacity, std::vector<NodeTile>* tiles) const;
+  /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch geometry.
+  NodeLaunch plan_rows(int capacity) const;
   /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
-  /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit.
+  /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit. Fills `tiles`, when
+  /// given, with the chosen plan's tiles (each block's rows and entries, from host_row_ptr_).
   NodeLaunch plan_fitting_rows(int requested, bool may_halve, std::vector<NodeTile>* tiles) const;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
   DeviceArray<std::int32_t> row_ptr_, entry_transpose_;
+  /// The node kernel trusts these for its shared-memory bounds: they are rebuilt from host_row_ptr_ (the rows of
+  /// row_ptr_) whenever the plan changes, and setup() resets the plan.
   DeviceArray<NodeTile> tiles_;
   DeviceArray<node_index> row_node_;   ///< the node of each visited row (RCM traversal), empty for file order
   DeviceArray<double> visited_state_;  ///< the state in visit order (RCM traversal), refreshed by every assembly

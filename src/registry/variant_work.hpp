@@ -41,7 +41,8 @@ struct BytesModel {
 /// edge; node: the lanes of both sides).
 struct LaneCounts {
   OpCounts written;     ///< every operation as the source writes it (Reuse::kEvery)
-  OpCounts per_thread;  ///< once per thread: repeats within a thread reused (Reuse::kOncePerCall)
+  OpCounts per_thread;  ///< once per thread: repeats within a thread reused (Reuse::kOncePerCall), except across
+                        ///< the passes the GPU runs in full (begin_unhoisted_pass: dn_2's)
   LaneCounts& operator+=(const LaneCounts& o) {
     written += o.written;
     per_thread += o.per_thread;
