@@ -55,7 +55,7 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) const {
   NodeLaunch launch;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
@@ -69,6 +69,7 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity) const {
   launch.threads = std::min(
       {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, policy_node_threads()});
   launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);
+  if (rows) *rows = std::move(packed);
   return launch;
 }
 
@@ -78,10 +79,11 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may
   // A variant's default tile outgrows shared memory on meshes of many short rows: halve it
   // until it fits. A size the user asked for is refused instead.
   int capacity = requested;
-  NodeLaunch launch = plan_rows(capacity);
+  RowBlocks packed;
+  NodeLaunch launch = plan_rows(capacity, tiles ? &packed : nullptr);
   while (may_halve && launch.shared_bytes > shared_limit && capacity > 1) {
     capacity /= 2;
-    launch = plan_rows(capacity);
+    launch = plan_rows(capacity, tiles ? &packed : nullptr);
   }
   if (launch.shared_bytes > shared_limit && may_halve)
     fail(ExitCode::kInvalidInput,
@@ -95,7 +97,7 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may
          capacity, launch.shared_bytes, shared_limit);
   launch.requested = requested;
   launch.may_halve = may_halve;
-  if (tiles) *tiles = node_tiles(pack_rows(host_row_ptr_, launch.capacity), host_row_ptr_);
+  if (tiles) *tiles = node_tiles(packed, host_row_ptr_);
   return launch;
 }
 

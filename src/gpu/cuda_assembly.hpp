@@ -13,6 +13,7 @@
 #include "assembly/device_views.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_array.hpp"
+#include "gpu/row_blocks.hpp"
 #include "registry/registry.hpp"
 #include "types.hpp"
 
@@ -67,8 +68,9 @@ class CudaAssembly : public Variant {
   /// Node assembly in the RCM visit order: the state copied into visit order, then the node kernel.
   void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                       int stage_flags);
-  /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch geometry.
-  NodeLaunch plan_rows(int capacity) const;
+  /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch geometry and,
+  /// when asked, the packed rows.
+  NodeLaunch plan_rows(int capacity, RowBlocks* rows) const;
   /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
   /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit. Fills `tiles`, when
   /// given, with the chosen plan's tiles (each block's rows and entries, from host_row_ptr_).
