@@ -44,12 +44,19 @@ class GpuVariantTest : public ::testing::TestWithParam<test::VariantStrategy> {
     return result;
   }
 
+  /// \brief Expects an assembled Jacobian to pass validation against the reference of the same pattern.
+  static void expect_matches(const JacobianPattern& pattern, const Jacobian& result, const Jacobian& reference,
+                             const std::string& what) {
+    const Comparison comparison = compare_jacobians(pattern, result, pattern, reference);
+    EXPECT_TRUE(comparison.passed) << what << ": Adiag " << comparison.adiag_error << ", Aoff "
+                                   << comparison.aoff_error;
+  }
+
   /// \brief Assembles a generated mesh and validates it against the reference.
   void expect_matches_the_reference(const std::string& kind, int n, const std::string& order) const {
     const auto [generated, pattern, reference] = test::assemble_generated(kind, n, order);
     auto variant = setup(generated.mesh, generated.state, pattern);
-    const Comparison comparison = compare_jacobians(pattern, assemble(*variant), pattern, reference);
-    EXPECT_TRUE(comparison.passed) << "Adiag " << comparison.adiag_error << ", Aoff " << comparison.aoff_error;
+    expect_matches(pattern, assemble(*variant), reference, fmt::format("{} {} {}", kind, n, order));
   }
 };
 
@@ -140,9 +147,7 @@ TEST_P(ValidateAgainstReference, IsolatedNodes) {
     assemble_reference(generated.mesh, generated.state, pattern, reference);
     auto variant = setup(generated.mesh, generated.state, pattern);
     const Jacobian result = assemble(*variant);
-    const Comparison comparison = compare_jacobians(pattern, result, pattern, reference);
-    EXPECT_TRUE(comparison.passed) << order << ": Adiag " << comparison.adiag_error << ", Aoff "
-                                   << comparison.aoff_error;
+    expect_matches(pattern, result, reference, order);
     int isolated = 0;
     for (std::int64_t node = 0; node < pattern.n_nodes; ++node) {
       if (pattern.row_ptr[node + 1] != pattern.row_ptr[node]) continue;
@@ -162,9 +167,7 @@ TEST_P(NodeTraversal, RandomOrderIsVisitedInRcmOrderAndAnRcmMeshInItsOwn) {
   for (const auto& [order, expected] : {std::pair{"random", "RCM"}, std::pair{"rcm", "file"}}) {
     const auto [generated, pattern, reference] = test::assemble_generated("mixed", 9, order);
     auto variant = setup(generated.mesh, generated.state, pattern);
-    const Comparison comparison = compare_jacobians(pattern, assemble(*variant), pattern, reference);
-    EXPECT_TRUE(comparison.passed) << order << ": Adiag " << comparison.adiag_error << ", Aoff "
-                                   << comparison.aoff_error;
+    expect_matches(pattern, assemble(*variant), reference, order);
     EXPECT_EQ(variant->resources()->node_traversal, expected) << order;
   }
 }
@@ -182,9 +185,8 @@ TEST_P(EdgesPerBlock, DoesNotChangeTheResult) {
         units_per_block * variant->info().threads_per_edge > variant->resources()->max_block_threads)
       continue;  // more threads per block than the kernel's registers allow
     ++tried;
-    const Comparison comparison = compare_jacobians(pattern, assemble(*variant, units_per_block), pattern, reference);
-    EXPECT_TRUE(comparison.passed) << units_per_block << " per block: Adiag " << comparison.adiag_error << ", Aoff "
-                                   << comparison.aoff_error;
+    expect_matches(pattern, assemble(*variant, units_per_block), reference,
+                   fmt::format("{} per block", units_per_block));
   }
   EXPECT_GE(tried, 2);
 }
