@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu-ab.sh — the working tree against a base version, built and timed on the same GPU in one call, so that a
-# kernel change is judged on one machine (docs/performance.md: devices differ between calls).
+# kernel change is judged on one machine (timings from two machines of the same model differ by up to a few
+# percent: docs/performance.md, "Reproducing the figures").
 #
-#   git archive REF -- CMakeLists.txt CMakePresets.json kernels src tests scripts configs meshes experiments |
+#   git archive REF -- CMakeLists.txt CMakePresets.json kernels src tests scripts configs meshes |
 #     gzip > .device/base.tar.gz                      # here; .device/ is git-ignored: carry it
 #   bash scripts/gpu-ab.sh .device/base.tar.gz        # on the GPU machine
 #

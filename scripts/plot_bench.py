@@ -19,16 +19,22 @@ Writes into DIR (default: plots/) one PNG per chart that the results hold data f
                            parallel efficiency (target 85%), with the halo exchange as in weak-scaling.png
   halo.png                 runs on several GPUs outside a scaling sweep: halo exchange time stacked on assembly time
                            per GPU count
+                           (the last three count MPI ranks, i.e. processes, instead of GPUs where any run drawn is of
+                           the CPU reference)
 
-The first six draw one-process runs only (`ranks` 1; files without `ranks` ran on one); the last three draw the
-runs on several GPUs (`ranks`, `parallel`).
-Several files (devices, builds) are drawn side by side; every chart names its device(s), mesh and units.
+The first six draw plain one-process runs only (`ranks` 1, outside a scaling sweep; files without `ranks` ran on
+one); the last three draw the runs on several ranks (`ranks`, `parallel`): GPUs, or processes where the runs are of
+the CPU reference.
+Several files (devices, builds) are drawn side by side; every chart names its device(s), mesh(es) and units, and
+its footer the data it was drawn from: per device, the fluxjac version and git revision (`fluxjac.git_revision`),
+the date of the run and the meshes. A device measured with several revisions is drawn as one series per revision.
 Needs Debian's python3-matplotlib and python3-numpy (use /usr/bin/python3, which sees them).
 """
 import argparse
 import json
 import os
 import sys
+import textwrap
 from collections import OrderedDict, defaultdict
 
 import matplotlib
@@ -61,12 +67,23 @@ def load(paths):
             sys.exit(f"plot_bench.py: {path}: not a fluxjac result file (docs/bench-json.md)")
         device = doc.get("device") or {}
         build = doc.get("fluxjac") or {}
+        created = (doc.get("host") or {}).get("created_utc") or ""
         for run in doc["runs"]:
             run = dict(run)
             run["_device"] = device.get("name", "CPU only")
             run["_ceilings"] = device
-            run["_build"] = f"fluxjac {build.get('version', '?')} ({build.get('git_revision', '?')})"
+            run["_version"] = build.get("version", "?")
+            run["_revision"] = build.get("git_revision", "?")
+            run["_date"] = created[:10] or "date unknown"
             runs.append(run)
+    # One device measured with several builds, among the runs that the same charts draw (one-process runs, or the
+    # runs on several ranks): one series per build, named by its revision.
+    revisions = defaultdict(set)
+    for run in runs:
+        revisions[(run["_device"], ran_on_one(run))].add(run["_revision"])
+    for run in runs:
+        if len(revisions[(run["_device"], ran_on_one(run))]) > 1:
+            run["_device"] = f"{run['_device']} ({run['_revision']})"
     return runs
 
 
@@ -75,7 +92,7 @@ def ran(run):
 
 
 def rank_count(run):
-    """MPI ranks (GPUs) of a run; files from before `ranks` existed ran on one."""
+    """MPI ranks of a run (one GPU each for GPU variants); files from before `ranks` existed ran on one."""
     return int(run.get("ranks") or 1)
 
 
@@ -84,8 +101,9 @@ def parallel_of(run):
 
 
 def ran_on_one(run):
-    """A run of one process: what the one-GPU charts compare (the scaling charts draw the others)."""
-    return ran(run) and rank_count(run) == 1
+    """A plain run of one process: what the one-GPU charts compare (the scaling charts draw the others, and the
+    one-rank points of a scaling sweep)."""
+    return ran(run) and rank_count(run) == 1 and not parallel_of(run).get("scaling")
 
 
 def median_ms(run):
@@ -118,13 +136,36 @@ def paper_size_mesh(runs):
     return min(meshes, key=lambda m: (abs(np.log(m[1] / PAPER_EDGES)), m[2] != "rcm", m[0]))[0]
 
 
+def mesh_name(mesh):
+    """A mesh file by its name alone (a run's temporary folder says nothing), a generator spec as is."""
+    return os.path.basename(mesh)
+
+
 def mesh_caption(runs, mesh):
-    """The mesh as a caption: a file by its name alone (a run's temporary folder says nothing), a generator spec as is."""
     r = next(r for r in runs if r["mesh"] == mesh)
-    return f"mesh {os.path.basename(mesh)}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
+    return f"mesh {mesh_name(mesh)}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
 
 
-def save(fig, out, name, written):
+def provenance(runs):
+    """The footer of a chart: per device the build (version, git revision) and the dates of the runs drawn, then
+    the meshes with their sizes."""
+    builds = defaultdict(lambda: defaultdict(set))  # device -> "fluxjac version revision" -> dates
+    for r in runs:
+        builds[r["_device"]][f"fluxjac {r['_version']} {r['_revision']}"].add(r["_date"])
+    sources = []
+    for device in sorted(builds):
+        for build, dates in sorted(builds[device].items()):
+            sources.append(f"{device}: {build}, run {', '.join(sorted(dates))}")
+    meshes = sorted({(r["n_edges"], mesh_name(r["mesh"])) for r in runs})
+    mesh_text = ", ".join(f"{name} ({edges_text(n)} edges)" for n, name in meshes)
+    lines = textwrap.wrap("Data: " + "; ".join(sources) + ".", 150)
+    lines += textwrap.wrap(f"Mesh{'es' if len(meshes) > 1 else ''}: {mesh_text}.", 150)
+    return "\n".join(lines)
+
+
+def save(fig, out, name, written, runs):
+    """Writes the chart with the provenance of `runs` (the runs it draws) as its footer."""
+    fig.text(0.5, 0.0, provenance(runs), ha="center", va="top", fontsize=7, color="0.25")
     path = os.path.join(out, name)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
@@ -151,6 +192,7 @@ def chart_time_vs_paper(runs, out, written):
     full = gpu_full_default(runs)
     series = OrderedDict()  # (device, assembly) -> {variant: ms scaled to the paper's mesh}
     meshes = []
+    drawn = []
     for device in sorted({r["_device"] for r in full}):
         of_device = [r for r in full if r["_device"] == device]
         mesh = paper_size_mesh(of_device)
@@ -158,6 +200,7 @@ def chart_time_vs_paper(runs, out, written):
         for r in of_device:
             if r["mesh"] == mesh:
                 series.setdefault((device, r.get("assembly")), {})[r["variant"]] = r["ns_per_edge"] * PAPER_EDGES * 1e-6
+                drawn.append(r)
     if not series:
         return skip(name, "no mode-full GPU runs at the default block size")
     variants = [v for v in PAPER_V100_MS if any(v in s for s in series.values())]
@@ -179,7 +222,7 @@ def chart_time_vs_paper(runs, out, written):
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(f"Jacobian assembly time vs. the paper's V100 (Table II) — {devices_of(full)}\n"
                  + "\n".join(meshes) + "; measured ns/edge x 5.97M edges", fontsize=9)
-    save(fig, out, name, written)
+    save(fig, out, name, written, drawn)
 
 
 def chart_table4_split(runs, out, written):
@@ -188,6 +231,7 @@ def chart_table4_split(runs, out, written):
            if ran_on_one(r) and r.get("backend") == "cuda" and not r.get("edges_per_block_requested")]
     panels = OrderedDict()  # (device, assembly) -> {(variant, mode): ms}
     captions = {}
+    drawn = []
     for device in sorted({r["_device"] for r in gpu}):
         of_device = [r for r in gpu if r["_device"] == device]
         # The paper-size mesh among those measured in more than one mode.
@@ -199,6 +243,7 @@ def chart_table4_split(runs, out, written):
             if r["mesh"] == mesh:
                 panels.setdefault((device, r.get("assembly")), {})[(r["variant"], r["mode"])] = median_ms(r)
                 captions[(device, r.get("assembly"))] = mesh_caption(of_device, mesh)
+                drawn.append(r)
     if not panels:
         return skip(name, "no GPU runs in mode compute-only or scatter-only")
     many = len({d for d, _ in panels}) > 1
@@ -221,7 +266,7 @@ def chart_table4_split(runs, out, written):
     fig.suptitle(f"Table IV split: full assembly, compute only (scatter off), scatter only (flux off) — "
                  f"{devices_of(gpu) if many else next(iter(panels))[0]}", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, drawn)
 
 
 def chart_roofline(runs, out, written):
@@ -268,7 +313,7 @@ def chart_roofline(runs, out, written):
                      fontsize=8)
     fig.suptitle(f"Roofline of the Jacobian assembly — {devices_of(full)}", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, full)
 
 
 def chart_size(runs, out, written):
@@ -285,14 +330,17 @@ def chart_size(runs, out, written):
     lines = {key: points for key, points in lines.items() if len(points) > 1}
     if not lines:
         return skip(name, "no variant ran on meshes of two sizes")
-    many = len({d for d, _, _ in lines}) > 1
+    devices = sorted({d for d, _, _ in lines})
+    many = len(devices) > 1
     fig, ax = plt.subplots(figsize=(10, 5.5))
     for i, ((device, variant, assembly), points) in enumerate(
             sorted(lines.items(), key=lambda kv: (kv[0][0], variant_rank(kv[0][1]), kv[0][2] or ""))):
         sizes = sorted(points)
         label = f"{variant}" + (f" ({assembly})" if assembly else "") + (f", {device}" if many else "")
-        ax.plot(sizes, [points[s] for s in sizes], marker=MARKERS.get(assembly, "^"),
-                ls="-" if assembly != "edge" else "--", color=f"C{variant_rank(variant) % 10}", label=label)
+        # Line style by device where there are several (as the scaling charts), otherwise by assembly strategy.
+        style = DEVICE_LINES[devices.index(device) % len(DEVICE_LINES)] if many else "-" if assembly != "edge" else "--"
+        ax.plot(sizes, [points[s] for s in sizes], marker=MARKERS.get(assembly, "^"), ls=style,
+                color=f"C{variant_rank(variant) % 10}", label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain = matplotlib.ticker.FormatStrFormatter("%.3g")  # 0.26, not 2.6 x 10^-1
@@ -306,7 +354,8 @@ def chart_size(runs, out, written):
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"Scaling with mesh size — {devices_of(full)}\nmode full, default block size, "
                  f"{order or 'unknown'} node ordering", fontsize=9)
-    save(fig, out, name, written)
+    drawn = [r for r in full if (r["_device"], r["variant"], r.get("assembly")) in lines]
+    save(fig, out, name, written, drawn)
 
 
 def chart_orderings(runs, out, written):
@@ -351,7 +400,7 @@ def chart_orderings(runs, out, written):
     axes[-1, 0].set_xlabel("variant")
     fig.suptitle(f"Effect of the node ordering — {devices_of(full)}", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, [r for chosen in panels.values() for r in chosen])
 
 
 def chart_edges_per_block(runs, out, written):
@@ -390,7 +439,7 @@ def chart_edges_per_block(runs, out, written):
         ax.set_title(f"{device}, {assembly} assembly — {mesh_caption(chosen, mesh)}{note}", fontsize=8)
     fig.suptitle(f"Block-size tuning (mode full) — {devices_of(swept)}", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, [r for r in gpu_full if (r["_device"], r["mesh"], r.get("assembly")) in panels])
 
 
 # ---- many GPUs: scaling sweeps and halo exchange ---------------------------------------------------------------
@@ -413,8 +462,14 @@ def edges_text(n_edges):
     return f"{n_edges / 1e6:.3g}M" if n_edges >= 1e6 else f"{n_edges / 1e3:.3g}k"
 
 
-def gpus_text(count):
-    return f"{count} GPU" + ("" if count == 1 else "s")
+def rank_unit(runs):
+    """What one rank is in these runs: a GPU where every run is of a GPU variant (one rank per GPU), otherwise a
+    process (the CPU reference runs one process per rank, whatever the machine has)."""
+    return "GPU" if runs and all(r.get("backend") == "cuda" for r in runs) else "rank"
+
+
+def units_text(count, unit):
+    return f"{count} {unit}" + ("" if count == 1 else "s")
 
 
 def mesh_family(mesh):
@@ -461,13 +516,13 @@ def scaling_cases(runs, scaling):
     return OrderedDict(sorted(cases.items(), key=lambda kv: case_sort_key(kv[0])))
 
 
-def rank_axis(ax, counts, labels=None):
-    """Log2 axis of GPU counts, ticked at the counts measured."""
+def rank_axis(ax, counts, unit, labels=None):
+    """Log2 axis of rank counts (GPUs, or processes for the CPU reference), ticked at the counts measured."""
     ax.set_xscale("log", base=2)
     ax.set_xticks(counts, labels or [str(c) for c in counts])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlim(counts[0] / 1.25, counts[-1] * 1.25)
-    ax.set_xlabel("GPUs (MPI ranks)")
+    ax.set_xlabel("GPUs (MPI ranks, one per GPU)" if unit == "GPU" else "MPI ranks (processes)")
 
 
 DEVICE_LINES = ["-", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 1))]
@@ -499,9 +554,9 @@ def halo_transports(runs):
     return ", ".join(sorted({parallel_of(r).get("halo_transport") for r in runs} - {None, ""}))
 
 
-def plot_halo_bars(ax, cases, labels):
-    """Per case, one bar per GPU count: median assembly time with the median halo exchange (ghost states, before
-    each assembly, outside its timing) stacked on top, labelled with its share of the two."""
+def plot_halo_bars(ax, cases, labels, unit):
+    """Per case, one bar per rank count (GPUs, or processes): median assembly time with the median halo exchange
+    (ghost states, before each assembly, outside its timing) stacked on top, labelled with its share of the two."""
     counts = sorted({p for points in cases.values() for p in points})
     colors = {p: plt.cm.viridis(0.15 + 0.7 * i / max(1, len(counts) - 1)) for i, p in enumerate(counts)}
     x = np.arange(len(cases))
@@ -512,7 +567,7 @@ def plot_halo_bars(ax, cases, labels):
         assembly = np.array([median_ms(points[count]) if count in points else np.nan for points in cases.values()])
         halo = np.array([(halo_median(points[count]) or 0.0) if count in points else np.nan
                          for points in cases.values()])
-        ax.bar(pos, assembly, width, color=colors[count], edgecolor="k", linewidth=0.3, label=gpus_text(count))
+        ax.bar(pos, assembly, width, color=colors[count], edgecolor="k", linewidth=0.3, label=units_text(count, unit))
         ax.bar(pos, halo, width, bottom=assembly, color=colors[count], alpha=0.35, hatch="///", edgecolor="k",
                linewidth=0.3)
         for p, a, h in zip(pos, assembly, halo):
@@ -562,13 +617,14 @@ def chart_weak_scaling(runs, out, written):
     if sweep is None:
         return skip(name, "no weak-scaling runs: fluxjac bench --ranks 1,2,4 --scaling weak")
     cases, chosen, labels, devices, counts = sweep
-    # Each mesh spec's size at one GPU: the work per GPU the sweep holds constant.
+    unit = rank_unit(chosen)
+    # Each mesh spec's size at one rank: the work per rank the sweep holds constant.
     sizes = OrderedDict()
     for (device, family, *_), points in cases.items():
         if 1 in points:
             sizes.setdefault(family, (points[1]["mesh"], points[1]["n_edges"]))
     tick_labels = None
-    if len(sizes) == 1:  # one mesh grown with the GPUs: its whole size under each count
+    if len(sizes) == 1:  # one mesh grown with the ranks: its whole size under each count
         edges = {rank_count(r): r["n_edges"] for r in chosen}
         tick_labels = [f"{c}\n{edges_text(edges[c])} edges" for c in counts]
     halo = has_halo(chosen)
@@ -579,24 +635,24 @@ def chart_weak_scaling(runs, out, written):
         values = [per_gpu_ns(points[p]) for p in ranks]
         top = max(top, max(values))
         left.plot(ranks, values, label=labels[key], **case_style(key, devices))
-    rank_axis(left, counts, tick_labels)
+    rank_axis(left, counts, unit, tick_labels)
     left.set_ylim(0, 1.15 * top)
-    left.set_ylabel("median assembly time per edge x GPUs [ns]\n(ns per edge per GPU; flat = ideal)")
+    left.set_ylabel(f"median assembly time per edge x {unit}s [ns]\n(ns per edge per {unit}; flat = ideal)")
     left.grid(which="both", alpha=0.25)
-    left.set_title("time per edge per GPU (the slowest rank's assembly)", fontsize=9)
+    left.set_title(f"time per edge per {unit} (the slowest rank's assembly)", fontsize=9)
     plot_efficiency(right, cases, labels, WEAK_TARGET_PERCENT, "target")
-    rank_axis(right, counts, tick_labels)
-    right.set_title("weak-scaling efficiency: ns per edge per GPU at 1 GPU / at P GPUs", fontsize=9)
+    rank_axis(right, counts, unit, tick_labels)
+    right.set_title(f"weak-scaling efficiency: ns per edge per {unit} at 1 {unit} / at P {unit}s", fontsize=9)
     right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if bottom is not None:
-        plot_halo_bars(bottom, cases, labels)
+        plot_halo_bars(bottom, cases, labels, unit)
         bottom.set_title(f"assembly and halo exchange per repetition (slowest rank of each; "
                          f"{halo_transports(chosen) or 'transport unknown'})", fontsize=9)
-    per_gpu = "; ".join(f"{mesh}: {edges_text(n)} edges per GPU" for mesh, n in sizes.values())
+    per_rank = "; ".join(f"{mesh}: {edges_text(n)} edges per {unit}" for mesh, n in sizes.values())
     fig.suptitle(f"Weak scaling of the Jacobian assembly — {devices_of(chosen)}\n"
-                 f"{per_gpu or 'no 1-GPU run'} (the mesh at 1 GPU), grown with the GPU count", fontsize=10)
+                 f"{per_rank or f'no 1-{unit} run'} (the mesh at 1 {unit}), grown with the {unit} count", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, chosen)
 
 
 def chart_strong_scaling(runs, out, written):
@@ -605,6 +661,7 @@ def chart_strong_scaling(runs, out, written):
     if sweep is None:
         return skip(name, "no strong-scaling runs: fluxjac bench --ranks 1,2,4 --scaling strong")
     cases, chosen, labels, devices, counts = sweep
+    unit = rank_unit(chosen)
     halo = has_halo(chosen)
     fig, left, right, bottom = scaling_figure(halo)
     for key, points in cases.items():
@@ -618,12 +675,12 @@ def chart_strong_scaling(runs, out, written):
     left.set_yscale("log")
     for axis in (left.yaxis.set_major_formatter, left.yaxis.set_minor_formatter):
         axis(matplotlib.ticker.FormatStrFormatter("%g"))
-    rank_axis(left, counts)
+    rank_axis(left, counts, unit)
     left.set_ylabel("median assembly time [ms] (the slowest rank's)")
     left.grid(which="both", alpha=0.25)
     left.set_title("assembly time of the whole mesh", fontsize=9)
     plot_efficiency(right, cases, labels, STRONG_TARGET_PERCENT, "target")
-    rank_axis(right, counts)
+    rank_axis(right, counts, unit)
     right.set_title("strong-scaling efficiency: t1 / (P x tP)", fontsize=9)
     # One legend for both panels: the cases, the ideal line and the efficiency references.
     handles, names = left.get_legend_handles_labels()
@@ -631,14 +688,14 @@ def chart_strong_scaling(runs, out, written):
     right.legend(handles + [h for h, _ in more], names + [n for _, n in more], fontsize=7, loc="upper left",
                  bbox_to_anchor=(1.01, 1.0))
     if bottom is not None:
-        plot_halo_bars(bottom, cases, labels)
+        plot_halo_bars(bottom, cases, labels, unit)
         bottom.set_title(f"assembly and halo exchange per repetition (slowest rank of each; "
                          f"{halo_transports(chosen) or 'transport unknown'})", fontsize=9)
     meshes = sorted({k[1] for k in cases})
     fig.suptitle(f"Strong scaling of the Jacobian assembly — {devices_of(chosen)}\n"
-                 + "; ".join(mesh_caption(chosen, m) for m in meshes) + ", divided among the GPUs", fontsize=10)
+                 + "; ".join(mesh_caption(chosen, m) for m in meshes) + f", divided among the {unit}s", fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, chosen)
 
 
 def chart_halo(runs, out, written):
@@ -649,8 +706,8 @@ def chart_halo(runs, out, written):
     if not many:
         if has_halo(swept):
             return skip(name, "the halo exchange is drawn in the scaling charts")
-        return skip(name, "no runs on several GPUs with a timed halo exchange")
-    # Per device and mesh, every case measured on several GPUs, with its one-GPU run where the results have it.
+        return skip(name, "no runs on several ranks with a timed halo exchange")
+    # Per device and mesh, every case measured on several ranks, with its one-rank run where the results have it.
     keys = {(r["_device"], r["mesh"], r["variant"], r.get("assembly"), r.get("mode"),
              r.get("edges_per_block_requested") or 0) for r in many}
     panels = OrderedDict()
@@ -660,17 +717,19 @@ def chart_halo(runs, out, written):
         if ran(r) and id(r) not in in_sweep and key in keys:
             panels.setdefault(key[:2], {}).setdefault(key, {})[rank_count(r)] = r
     panels = OrderedDict(sorted(panels.items()))
+    drawn = [r for cases in panels.values() for points in cases.values() for r in points.values()]
+    unit = rank_unit(drawn)
     fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.5 * len(panels)), squeeze=False)
     for ax, ((device, mesh), cases) in zip(axes[:, 0], panels.items()):
         cases = OrderedDict(sorted(cases.items(), key=lambda kv: case_sort_key(kv[0])))
         of_panel = [r for points in cases.values() for r in points.values()]
-        plot_halo_bars(ax, cases, case_labels(list(cases)))
+        plot_halo_bars(ax, cases, case_labels(list(cases)), unit)
         ax.set_title(f"{device} — {mesh_caption(of_panel, mesh)}; halo over "
                      f"{halo_transports(of_panel) or 'unknown transport'}", fontsize=9)
     fig.suptitle(f"Halo exchange beside the assembly (slowest rank of each, per repetition) — {devices_of(many)}",
                  fontsize=10)
     fig.tight_layout()
-    save(fig, out, name, written)
+    save(fig, out, name, written, drawn)
 
 
 CHARTS = [chart_time_vs_paper, chart_table4_split, chart_roofline, chart_size, chart_orderings,

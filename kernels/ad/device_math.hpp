@@ -86,7 +86,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE auto divide_by_constant(const A& a, double c, dou
 }
 
 /// \brief The IEEE square root on host and device alike: hd's, whose kernel measured 6% slower with the device
-/// sequence (docs/performance.md section 12). Other real types take their own sqrt.
+/// sequence (docs/tuning.md, "Division without the slow path"). Other real types take their own sqrt.
 FLUXJAC_HD FLUXJAC_FORCEINLINE double ieee_sqrt(double x) { return ::sqrt(x); }
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Real ieee_sqrt(const Real& x) {

@@ -36,7 +36,7 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
 
 /// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR, one atomic per entry;
 /// 25 consecutive threads update the 25 consecutive doubles of one block. These 50 float64 atomics per edge
-/// are the edge strategy's largest cost (measured in docs/performance.md section 4, items 9-10); the node
+/// are the edge strategy's largest cost (measured: docs/tuning.md, "Edge and node assembly"); the node
 /// strategy has none.
 __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_index first, int count,
                                                   const DeviceEdges& mesh, double* adiag) {
@@ -123,7 +123,8 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
 
 /// \brief A block-strided loop over [0, count) that takes kBatch items per thread at a time: `load(i)` for all of them,
 /// then `store(i, loaded)` for all of them. The loads of a batch are then in flight together instead of one
-/// load-to-store latency per item (at 8 warps per SM, dn5_2's store phase took 15% less: docs/performance.md 13).
+/// load-to-store latency per item (at 8 warps per SM, dn5_2's store phase took 15% less: docs/tuning.md, "Batched
+/// index loads and stores").
 template <int kBatch, class Load, class Store>
 __device__ FLUXJAC_FORCEINLINE void block_strided_batches(int count, const Load& load, const Store& store) {
   for (int first = threadIdx.x; first < count; first += kBatch * blockDim.x) {
@@ -241,8 +242,8 @@ struct GlobalEntryLoad {
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij (scatter_node_tile): no
 /// atomics, no zeroing, bitwise reproducible. Equivalent to the edge-based signs of docs/design.md 1.1: for i = L,
 /// D = JL; for i = R, D = -JR. A block may have fewer threads than its tile has lanes: each thread then works
-/// several entries in turn, which spreads the block's index loads and barriers over more work (docs/performance.md
-/// section 12).
+/// several entries in turn, which spreads the block's index loads and barriers over more work (docs/tuning.md,
+/// "Lanes per thread").
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,

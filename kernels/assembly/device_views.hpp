@@ -20,7 +20,8 @@ struct DeviceEdges {
 
 /// \brief One tile of the node strategy, i.e. one thread block's work: rows [first_row, first_row + rows) of the
 /// visiting order and their entries [first_entry, first_entry + entries). A block reads it in one 16-byte load, so
-/// that all its index loads can start at once instead of waiting on its row starts (docs/performance.md section 13).
+/// that all its index loads can start at once instead of waiting on its row starts (docs/tuning.md, "The node
+/// kernel's load chain").
 struct alignas(16) NodeTile {
   std::int32_t first_row, rows, first_entry, entries;
 };

@@ -74,15 +74,15 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 // ---- lane policies shared by the AD variants ----------------------------------------------------------
 // A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
 // (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
-// Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/performance.md:
+// Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/tuning.md:
 // kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
 // beat a few spills; kEdgesPerBlock is the edge strategy's default block (small blocks let one block's compute
 // overlap another's scatter); the node strategy's tiling comes from NodeTiles.
 
 /// \brief The node strategy's tuning: a tile of at most `kEntries` incident edges (whole rows) per thread block and
 /// at most `kThreads` threads per block. With fewer threads than the tile has lanes, each thread works several lanes
-/// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/performance.md
-/// section 12 found two or three lanes per thread fastest for one lane per entry (hd, dn5_2) and ten for five lanes
+/// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/tuning.md, "Lanes
+/// per thread", found two or three lanes per thread fastest for one lane per entry (hd, dn5_2) and ten for five lanes
 /// per entry (dn_5), at as many resident warps as the registers allow; dn_2 keeps one.
 /// `kBatch` is how many of its index loads and stores a thread keeps in flight together (block_strided_batches in
 /// assembly_kernel.cuh).
@@ -137,7 +137,7 @@ struct OneLanePerSide : Tiles {
 
 /// \brief The start of one pass of a loop whose passes nvcc runs in full, hoisting nothing out of them: nothing for a
 /// real type that computes. The counting type (ad/counting_real.hpp) then forgets what it has done, so that the work
-/// model counts every pass in full, as Nsight Compute does (docs/performance.md 13).
+/// model counts every pass in full, as Nsight Compute does (docs/tuning.md, "Hoisting dn_2's passes").
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void begin_unhoisted_pass(const Real&) {}
 

@@ -65,7 +65,7 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) 
   launch.tiles = static_cast<int>(packed.blocks());
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
   // One thread per lane of a full tile, rounded to whole warps, at most the policy's threads (then each thread works
-  // several lanes in turn: fewer barriers per unit of work, measured faster in docs/performance.md section 12).
+  // several lanes in turn: fewer barriers per unit of work, measured faster: docs/tuning.md, "Lanes per thread").
   launch.threads = std::min(
       {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, policy_node_threads()});
   launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);

@@ -56,8 +56,8 @@ class CudaAssembly : public Variant {
   virtual int policy_units_per_block(AssemblyStrategy strategy) const = 0;
   /// The lane policy's threads per block of the node strategy (a tile's lanes beyond them loop).
   virtual int policy_node_threads() const = 0;
-  /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of
-  /// docs/performance.md, fewer where the kernel's registers demand it.
+  /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of docs/tuning.md ("Edges
+  /// per block", "Lanes per thread"), fewer where the kernel's registers demand it.
   int default_units_per_block(AssemblyStrategy strategy) const;
 
  private:

@@ -20,9 +20,9 @@ enum class Backend { kCpu, kCuda };
 enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
-/// How GPU variants assemble (docs/performance.md): per edge with atomics into Adiag (the paper's design),
-/// or per node, where each node sums its incident edges' outward-flux derivatives: no atomics. kAuto is
-/// each variant's measured-fastest one (VariantInfo::preferred_assembly).
+/// How GPU variants assemble (docs/tuning.md, "Edge and node assembly"): per edge with atomics into Adiag (the
+/// paper's design), or per node, where each node sums its incident edges' outward-flux derivatives: no atomics.
+/// kAuto is each variant's measured-fastest one (VariantInfo::preferred_assembly).
 enum class AssemblyStrategy { kAuto, kEdge, kNode };
 
 const char* to_string(Backend backend);
@@ -43,7 +43,8 @@ struct VariantInfo {
   int threads_per_edge = 1;  ///< edge-based assembly (the paper's mapping)
   int threads_per_side = 1;  ///< node-based assembly: threads per (node, incident edge)
   Seeding seeding = Seeding::kDirectConservative;
-  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/performance.md).
+  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/tuning.md, "Edge and
+  /// node assembly").
   AssemblyStrategy preferred_assembly = AssemblyStrategy::kEdge;
   /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
   bool available = true;

@@ -61,7 +61,7 @@ struct StrategyWork {
   /// \brief FP64 flops per edge (an FMA is two flops, as in the device probe's rate).
   double fp64_flops_per_edge() const { return fp64_flops(ops()); }
   /// \brief Estimated FP64 instructions per edge (Nsight Compute's unit: a DFMA is one). Divided by half the
-  /// FP64 flop rate, it gives a tighter FP64 bound than the flops (docs/performance.md section 7).
+  /// FP64 flop rate, it gives a tighter FP64 bound than the flops (docs/performance.md, "The floor of a variant").
   double fp64_instructions_per_edge() const { return fp64_instructions(ops()); }
   /// \brief Lower bound of the time of one assembly: the slower of moving its bytes at the copy bandwidth and
   /// doing its flops at the FP64 rate (both measured by the device probe in the same process).
