@@ -12,12 +12,13 @@ set -euo pipefail
 # The repository root: the parent of this scripts/ folder, wherever the caller was started from.
 FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian packages of docs/design.md 8: the build (compiler, CMake, Ninja, HDF5, CLI11, fmt, nlohmann-json, GoogleTest),
-# METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format (the format check) and the
-# Python scripts (h5py, NumPy, Matplotlib).
+# Debian packages (docs/design.md, "Build and machines"): the build (compiler, CMake, Ninja, HDF5, CLI11, fmt,
+# nlohmann-json, GoogleTest), METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format
+# (the format check) and the Python scripts (h5py, NumPy, Matplotlib; SciPy for scripts/load_jacobian.py and its
+# test; meshio and gmsh for the mesh import).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
                   libmetis-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py python3-numpy
-                  python3-matplotlib python3-meshio gmsh)
+                  python3-matplotlib python3-scipy python3-meshio gmsh)
 
 # Prints one visible step line on stderr.
 fluxjac_step() {
