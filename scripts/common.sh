@@ -61,7 +61,7 @@ fluxjac_install_packages() {
 
 # Configures BUILD_DIR (relative to the repository root unless absolute) with Ninja in Release mode and builds
 # it with all cores. CUDA is AUTO unless FLUXJAC_CUDA says otherwise; CMAKE_CUDA_ARCHITECTURES is passed on
-# when set.
+# when set. Returns the failing step's status, also where the caller tests it (which turns set -e off inside).
 fluxjac_configure_build() {
   local build_dir="${1:?usage: fluxjac_configure_build BUILD_DIR}"
   [[ "$build_dir" = /* ]] || build_dir="$FLUXJAC_ROOT/$build_dir"
@@ -71,9 +71,9 @@ fluxjac_configure_build() {
     options+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
   fi
   fluxjac_step "configure: cmake ${options[*]}"
-  cmake "${options[@]}"
+  cmake "${options[@]}" || return
   fluxjac_step "build: $build_dir with $(nproc) jobs"
-  cmake --build "$build_dir" --parallel "$(nproc)"
+  cmake --build "$build_dir" --parallel "$(nproc)" || return
 }
 
 # True when an NVIDIA GPU is visible to this process. (Tests with [[ ]] rather than '| grep -q': under
