@@ -16,7 +16,9 @@ mapfile -t files < <(git ls-files --cached --others --exclude-standard -- \
   'src/*.cpp' 'src/*.hpp' 'src/*.cu' 'src/*.cuh' 'kernels/*.hpp' 'kernels/*.cuh' 'tests/*.cpp' 'tests/*.hpp' \
   'experiments/*.cu' 2>/dev/null || true)
 if [[ ${#files[@]} -eq 0 ]]; then  # not a git checkout (e.g. an exported tarball): check what is there
-  mapfile -t files < <(find src kernels tests experiments -type f \
+  folders=()
+  for folder in src kernels tests experiments; do [[ -d $folder ]] && folders+=("$folder"); done
+  mapfile -t files < <(find "${folders[@]}" -type f \
     \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 fi
 if [[ "${1:-}" == --fix ]]; then
