@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# fluxjac — one benchmark configuration on one GPU node, end to end: build (incrementally) if needed, record the
-# machine, run 'fluxjac bench', draw the charts, optionally compare with a baseline, and pack everything in a
-# dated folder. Works from any folder; the node needs no network.
+# fluxjac — one benchmark configuration on one GPU node, end to end: build (incrementally, into build/: the build
+# scripts/test.sh and scripts/run.sh make, so after them nothing is rebuilt; ninja's [done/total] lines show the
+# progress), record the machine, run 'fluxjac bench', draw the charts, optionally compare with a baseline, and pack
+# everything in a dated folder. Works from any folder; the node needs no network.
 #
 #   bash scripts/bench-node.sh configs/paper.toml                     # results/<date>-paper-<host>/ + .tar.gz
 #   bash scripts/bench-node.sh configs/scaling.toml --no-validate     # extra arguments go to 'fluxjac bench'
 #   BASELINE=results/old/results.json bash scripts/bench-node.sh configs/paper.toml
 #
-# Environment: RESULTS (default results/: where the dated folders go), BUILD (default build-bench-node),
+# Environment: RESULTS (default results/: where the dated folders go), BUILD (default build),
 # FLUXJAC_CUDA (default AUTO), CMAKE_CUDA_ARCHITECTURES (default 90), FLUXJAC_CACHE (mesh cache; default
 # $XDG_CACHE_HOME/fluxjac or ~/.cache/fluxjac), BASELINE (a results.json to compare against), TIME_TOLERANCE (0.1).
-# The folder receives: results.csv, results.json, bench.log, plots/*.png, machine.txt (nvidia-smi, fluxjac device
-# and list, git state), the config, compare.txt (with BASELINE). Exit code: that of 'fluxjac bench' (1: a
-# validation failed, 4: a case failed), else that of 'fluxjac compare' (1: a regression).
+# The folder receives: build.log, results.csv, results.json, bench.log, plots/*.png, machine.txt (nvidia-smi,
+# fluxjac device and list, git state), the config, compare.txt (with BASELINE). Exit code: 4 when the build fails,
+# else that of 'fluxjac bench' (1: a validation failed, 4: a case failed), else that of 'fluxjac compare' (1: a
+# regression).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -24,13 +26,18 @@ fi
 config="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 cd "$FLUXJAC_ROOT"
-build="${BUILD:-build-bench-node}"
+build="${BUILD:-build}"
 results="${RESULTS:-results}"
 name="$(basename "$config" .toml)"
 folder="$results/$(date +%Y-%m-%d_%H%M%S)-$name-$(hostname -s 2>/dev/null || hostname)"
 mkdir -p "$folder/plots"
 
-fluxjac_configure_build "$build" >"$folder/build.log" 2>&1 || { tail -40 "$folder/build.log" >&2; exit 4; }
+build_status=0
+fluxjac_configure_build "$build" 2>&1 | tee "$folder/build.log" || build_status=${PIPESTATUS[0]}
+if [[ $build_status -ne 0 ]]; then
+  fluxjac_step "build: FAILED (exit $build_status; $folder/build.log)"
+  exit 4
+fi
 fluxjac="$build/fluxjac"
 
 fluxjac_step "machine: $folder/machine.txt"

@@ -12,12 +12,13 @@ set -euo pipefail
 # The repository root: the parent of this scripts/ folder, wherever the caller was started from.
 FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian packages of docs/design.md 8: the build (compiler, CMake, Ninja, HDF5, CLI11, fmt, nlohmann-json, GoogleTest),
-# METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format (the format check) and the
-# Python scripts (h5py, NumPy, Matplotlib).
+# Debian packages (docs/design.md, "Build and machines"): the build (compiler, CMake, Ninja, HDF5, CLI11, fmt,
+# nlohmann-json, GoogleTest), METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format
+# (the format check) and the Python scripts (h5py, NumPy, Matplotlib; SciPy for scripts/load_jacobian.py and its
+# test; meshio and gmsh for the mesh import).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
                   libmetis-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py python3-numpy
-                  python3-matplotlib python3-meshio gmsh)
+                  python3-matplotlib python3-scipy python3-meshio gmsh)
 
 # Prints one visible step line on stderr.
 fluxjac_step() {
@@ -60,7 +61,7 @@ fluxjac_install_packages() {
 
 # Configures BUILD_DIR (relative to the repository root unless absolute) with Ninja in Release mode and builds
 # it with all cores. CUDA is AUTO unless FLUXJAC_CUDA says otherwise; CMAKE_CUDA_ARCHITECTURES is passed on
-# when set.
+# when set. Returns the failing step's status, also where the caller tests it (which turns set -e off inside).
 fluxjac_configure_build() {
   local build_dir="${1:?usage: fluxjac_configure_build BUILD_DIR}"
   [[ "$build_dir" = /* ]] || build_dir="$FLUXJAC_ROOT/$build_dir"
@@ -70,9 +71,9 @@ fluxjac_configure_build() {
     options+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
   fi
   fluxjac_step "configure: cmake ${options[*]}"
-  cmake "${options[@]}"
+  cmake "${options[@]}" || return
   fluxjac_step "build: $build_dir with $(nproc) jobs"
-  cmake --build "$build_dir" --parallel "$(nproc)"
+  cmake --build "$build_dir" --parallel "$(nproc)" || return
 }
 
 # True when an NVIDIA GPU is visible to this process. (Tests with [[ ]] rather than '| grep -q': under

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fetch-metis.sh — METIS for a machine without a package manager (the lent GPU nodes): downloads Debian's libmetis5
-# and libmetis-dev here and unpacks them into a folder (default .device/metis, git-ignored) to carry there. Then:
+# fetch-metis.sh — METIS for a GPU node without a package manager or network: downloads Debian's libmetis5 and
+# libmetis-dev here and unpacks them into a folder (default .device/metis, git-ignored) to copy to the node. Then:
 #   cmake ... -DMETIS_ROOT=<folder>/usr      and at run time    LD_LIBRARY_PATH=<folder>/usr/lib/x86_64-linux-gnu
 #   bash scripts/fetch-metis.sh [FOLDER]
 set -euo pipefail

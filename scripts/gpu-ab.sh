@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# gpu-ab.sh — the working tree against a base version, built and timed on the same GPU in one call, so that a
-# kernel change is judged on one machine (timings from two machines of the same model differ by up to a few
-# percent: docs/performance.md, "Reproducing the figures").
+# gpu-ab.sh — the working tree against a base version, built and timed on the same GPU in one run, so that a
+# kernel change is judged on one machine (timings from two GPUs, even of one model, do not compare).
 #
 #   git archive REF -- CMakeLists.txt CMakePresets.json kernels src tests scripts configs meshes |
-#     gzip > .device/base.tar.gz                      # here; .device/ is git-ignored: carry it
+#     gzip > .device/base.tar.gz                      # here; .device/ is git-ignored: copy it to the node
 #   bash scripts/gpu-ab.sh .device/base.tar.gz        # on the GPU machine
 #
 # env: N (100): mixed mesh size; ORDERS ("rcm random"); VARIANTS (all seven); MODES ("full compute-only
@@ -18,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ $# -eq 1 && -f "$1" ]] || { echo "usage: $0 BASE.tar.gz (git archive of the base version)" >&2; exit 2; }
 FINAL_OUT=${OUT:-ab-results}
 mkdir -p "$FINAL_OUT"
-OUT=$(mktemp -d)  # everything lands here first, then is packed into FINAL_OUT (the device tool returns 8 files)
+OUT=$(mktemp -d)  # everything lands here first, then is packed into FINAL_OUT (one archive to bring back)
 N=${N:-100}
 ORDERS=${ORDERS:-rcm random}
 VARIANTS=${VARIANTS:-hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gpu-check.sh — everything the GPU machine should check, in one call (docs/performance.md, "Reproducing the
-# figures"): configure with CUDA for sm_90, build, run the whole test suite (GPU tests included), run compute-sanitizer
+# gpu-check.sh — everything a GPU machine should check, in one run (its figures: docs/performance.md):
+# configure with CUDA for sm_90, build, run the whole test suite (GPU tests included), run compute-sanitizer
 # on a small mesh, generate the paper-size mesh (mixed, N=100: about 1M nodes, 5.6M edges) in rcm and random
 # order unless one is given, run every GPU variant with validation in the three Table IV modes, and write
 # CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.

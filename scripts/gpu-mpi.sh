@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# gpu-mpi.sh — the many-GPU checks of a GPU node, in one call (docs/performance.md, "Many GPUs"): build with MPI,
+# gpu-mpi.sh — the many-GPU checks of a GPU node, in one run (its figures: docs/performance.md): build with MPI,
 # METIS and NCCL, run the test suite (the MPI and the many-rank GPU tests included), check on the paper-size mesh
-# that `mpirun -np P fluxjac run --variant all -o J.h5` validates every variant and writes, per variant, the Jacobian of
-# one GPU (node assembly: Adiag and Aoff bit for bit, checked by re-running on one GPU against it with zero
+# that `mpirun -np P fluxjac run --variant all -o J.h5` validates every variant and writes, per variant, the Jacobian
+# of one GPU (node assembly: Adiag and Aoff bit for bit, checked by re-running on one GPU against it with zero
 # tolerance), then run the weak- and strong-scaling configs over 1..P GPUs. Results and logs go to $OUT.
 #
 #   bash scripts/gpu-mpi.sh

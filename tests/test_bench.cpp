@@ -1,3 +1,4 @@
+// ctest-label: cli
 // Benchmark tooling: `fluxjac bench` sweeps (configs/bench-ci.toml on the CPU reference: CSV and JSON contents,
 // skipped cases, the mesh cache, progress), `fluxjac compare` regression checks (identical files, an injected
 // slowdown, an injected validation failure, missing cases), the result model (record -> JSON, CSV and table ->

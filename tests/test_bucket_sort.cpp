@@ -1,3 +1,4 @@
+// ctest-label: unit
 // The counting sort behind node -> cells, node adjacency, renumbering, face matching and the block-CSR pattern.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// ctest-label: cli
 // CLI integration tests: run the real `fluxjac` executable on tiny meshes made by `fluxjac mesh gen` — help
 // texts, the registry listing, mesh generation and `info`, reference runs with table/CSV/JSON output, stored
 // references (exact and perturbed), TOML configs, and every invalid input of docs/design.md 3.1 and usage error as

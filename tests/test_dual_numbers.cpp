@@ -1,3 +1,4 @@
+// ctest-label: unit
 // Dual-number arithmetic (Dual<1>, Dual<5>, Dual<10>, ExprDual<1>, ExprDual<5>) and every dual type through
 // the Roe flux: against hand derivatives and central differences of composite functions, the Fortran
 // Jacobians (direct Alg. 4 and seeded Alg. 3, both sides), and a complex-step differentiation of the flux.

@@ -1,3 +1,4 @@
+// ctest-label: gpu
 // GPU variants on the device against the frozen CPU reference: one test per (behaviour, variant, strategy), the
 // variants and strategies taken from the registry, named e.g. GpuVariants/ValidateAgainstReference.mixed_12_rcm/hd_node
 // so that a failure names its variant and `ctest -R hd_node` runs one. Each skips, with the reason, without a GPU.

@@ -1,3 +1,4 @@
+// ctest-label: unit
 // The hand-differentiated Roe Jacobian (hd variant) against the Fortran vectors and the multivariate dual
 // of ten, on random states that hit every branch of the entropy fix; its flux must agree to round-off.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// ctest-label: unit
 // Median-dual metrics on hand-checkable cells, the box generator (topology, conformity, closure, volumes,
 // determinism, state) and the node orderings.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-label: cli
 // Element meshes in, edge meshes out: the element-mesh file, `fluxjac mesh dual` (known metrics of a hand-made
 // mixed mesh, invariance under cell renumbering, orderings and states, bad input), `fluxjac info`, and the
 // import path from real mesh files (scripts/import_mesh.py with meshio, gmsh, scripts/make_wing_mesh.sh).

@@ -1,3 +1,4 @@
+// ctest-label: cli
 // Many ranks on the CPU (docs/design.md 9): `mpirun -np 2` and `-np 3` runs of the CPU reference write the same
 // Jacobian file as one process, bit for bit, whether the mesh is partitioned on the fly by METIS or read by slices
 // from a partitioned file; meshes with disconnected pieces and with more ranks than parts can usefully hold; a stored

@@ -1,3 +1,4 @@
+// ctest-label: cli
 // Output safety, as the user sees it: nothing the user gave is ever overwritten (an output onto an input, onto
 // another output, onto a directory, FIFO or device is refused before any work), no output file appears unless
 // complete (a full disk, a signal), HDF5 input is read only from the file given and only at the size it really

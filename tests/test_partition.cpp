@@ -1,3 +1,4 @@
+// ctest-label: cli
 // Partitioned meshes (docs/design.md 9, docs/formats.md "Partitioned edge mesh"): the invariants of a partition and its
 // renumbering on every kind of generated mesh (every node owned once, contiguous covering ranges, a stable
 // permutation, edges grouped by owner and unchanged but for their ids, ghosts and halo edges exactly the off-part

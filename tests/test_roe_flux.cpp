@@ -1,3 +1,4 @@
+// ctest-label: unit
 // The flux template against the original Fortran vectors: double values bit-exact without FMA, and the
 // Jacobian from every dual type (direct and seeded) to about 1e-14 relative.
 #include <cmath>

@@ -229,13 +229,13 @@ inline CommandResult run_fluxjac_mpi(int ranks, const std::string& args) {
 #endif
 }
 #else
-// Only the cli and gpu test binaries know the executable (tests/CMakeLists.txt): a test elsewhere that runs it
-// would be labelled unit, so it does not compile.
+// Only the cli and gpu test binaries know the executable (tests/CMakeLists.txt): a file that declares itself unit
+// and runs it does not compile.
 template <class Args>
 CommandResult run_fluxjac(const Args&) {
   static_assert(sizeof(Args) == 0,
-                "this file runs the fluxjac executable: add it to FLUXJAC_CLI_TEST_FILES in tests/CMakeLists.txt "
-                "(ctest label cli)");
+                "this file runs the fluxjac executable: make its first line `// ctest-label: cli` "
+                "(tests/CMakeLists.txt)");
   return {};
 }
 #endif

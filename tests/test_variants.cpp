@@ -1,3 +1,4 @@
+// ctest-label: unit
 // Every registered GPU variant's lane mapping and seeding, run lane by lane on the CPU, against the
 // reference local Jacobian; the registry itself; and CPU assembly: signs, slots and J v.
 #include <cmath>

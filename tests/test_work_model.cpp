@@ -1,3 +1,4 @@
+// ctest-label: cli
 // The work model: CountingReal's rules on expressions counted by hand, its values against double (bit for bit,
 // through every lane routine, on the Fortran vectors), the counted work of every variant and the relations that
 // must hold between them, the bytes model of each strategy, the floor, and `fluxjac list` / `list --json`.
