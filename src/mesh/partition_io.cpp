@@ -12,6 +12,7 @@
 #include "mesh/mesh_io.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
 namespace {
@@ -97,10 +98,6 @@ std::optional<std::string> first_list_difference(const std::vector<std::int64_t>
     }
   }
   return std::nullopt;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
