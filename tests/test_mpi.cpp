@@ -1,12 +1,17 @@
 // ctest-label: cli
-// Many ranks on the CPU (docs/design.md 9): `mpirun -np 2` and `-np 3` runs of the CPU reference write the same
-// Jacobian file as one process, bit for bit, whether the mesh is partitioned on the fly by METIS or read by slices
-// from a partitioned file; meshes with disconnected pieces and with more ranks than parts can usefully hold; a stored
-// reference read by rows; bench records with the parallel figures; bad input refused on every rank with nothing
-// written. Every test skips with a message in a build without MPI.
+// Many ranks on the CPU (docs/design.md, "Many GPUs"): `mpirun -np 2` and `-np 3` runs of the CPU reference write
+// the same Jacobian file as one process, bit for bit, whether the mesh is partitioned on the fly by METIS or read by
+// slices from a partitioned file; meshes with disconnected pieces and with more ranks than parts can usefully hold; a
+// stored reference read by rows; bench records with the parallel figures; bad input refused on every rank with
+// nothing written. Every such test skips with a message in a build without MPI. One process is the one-rank case of
+// the same layout (RankLayout::whole_mesh): tested in process, in every build, against the whole-matrix functions.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,9 +19,13 @@
 
 #include <fstream>
 
+#include "bench/run_case.hpp"
+#include "jacobian/compare.hpp"
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
+#include "mesh/ordering.hpp"
 #include "mesh/partition.hpp"
+#include "parallel/owned_rows.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
@@ -71,6 +80,151 @@ void expect_many_ranks_equal_one(const TempDir& dir, const std::string& path, in
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("PASS"), std::string::npos) << result.output;
   expect_same_file(serial, many);
+}
+
+// ---- one process: the whole mesh's layout, through the same functions as many ranks -----------------------------
+
+TEST(WholeMeshLayout, OwnsEveryNodeUnderItsFileIdAndStoresNothingPerNode) {
+  const RankLayout layout = RankLayout::whole_mesh(7, 12);
+  EXPECT_TRUE(layout.is_whole_mesh());
+  EXPECT_EQ(layout.global_nodes, 7);
+  EXPECT_EQ(layout.global_edges, 12);
+  EXPECT_EQ(layout.owned_count(), 7);
+  EXPECT_EQ(layout.local_count(), 7);
+  for (node_index node = 0; node < 7; ++node) {
+    EXPECT_EQ(layout.owned_node(node), node);
+    EXPECT_EQ(layout.global_id(node), node);
+  }
+  EXPECT_TRUE(layout.global_node.empty() && layout.owned_nodes.empty() && layout.owned_row_start.empty());
+  EXPECT_TRUE(layout.halo.peers.empty() && layout.halo.send_nodes.empty() && layout.halo.receive_nodes.empty());
+  EXPECT_EQ(layout.owned_mask(), std::vector<std::uint8_t>(7, 1));
+  EXPECT_EQ(layout.owned_runs(), (std::vector<std::pair<node_index, node_index>>{{0, 7}}));
+  // One rank, nothing cut, no ghosts, balanced: what a single process has always reported.
+  const PartitionSummary summary = summarize_partition(Communicator::world(), layout);
+  EXPECT_EQ(std::make_tuple(summary.ranks, summary.edge_cut, summary.ghosts_min, summary.ghosts_max,
+                            summary.ghosts_total, summary.edge_imbalance, summary.node_imbalance),
+            std::make_tuple(1, std::int64_t{0}, std::int64_t{0}, std::int64_t{0}, std::int64_t{0}, 1.0, 1.0));
+}
+
+TEST(WholeMeshLayout, APartLayoutOwnsItsListedNodesInRunsOfConsecutiveIds) {
+  RankLayout layout;
+  layout.global_nodes = 40;
+  layout.global_node = {3, 4, 9, 10, 11, 20, 21};  // local ids 0..6
+  layout.owned_nodes = {0, 1, 3, 5, 6};            // 2 and 4 are ghosts
+  EXPECT_FALSE(layout.is_whole_mesh());
+  EXPECT_EQ(layout.owned_count(), 5);
+  EXPECT_EQ(layout.local_count(), 7);
+  EXPECT_EQ(layout.owned_node(2), 3);
+  EXPECT_EQ(layout.global_id(3), 10);
+  EXPECT_EQ(layout.owned_mask(), (std::vector<std::uint8_t>{1, 1, 0, 1, 0, 1, 1}));
+  EXPECT_EQ(layout.owned_runs(), (std::vector<std::pair<node_index, node_index>>{{0, 2}, {3, 4}, {5, 7}}));
+}
+
+TEST(WholeMeshLayout, OneProcessPreparesTheWholeMeshWithTheSummaryOfTheWholeMeshFunctions) {
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 3, "random");
+  std::vector<std::string> lines;
+  const PreparedMesh prepared =
+      prepare_mesh("box", path, "", "", [&lines](const std::string& line) { lines.push_back(line); });
+  EXPECT_TRUE(prepared.layout.is_whole_mesh());
+  EXPECT_EQ(prepared.comm, &Communicator::world());
+  const EdgeMesh whole = read_edge_mesh(path);
+  EXPECT_EQ(prepared.mesh.edges, whole.edges);
+  EXPECT_EQ(prepared.summary.n_nodes, whole.n_nodes);
+  EXPECT_EQ(prepared.summary.n_edges, whole.n_edges());
+  EXPECT_EQ(prepared.summary.n_offdiag_blocks, prepared.pattern.nnz());
+  EXPECT_EQ(prepared.summary.ordering_bandwidth, ordering_bandwidth(whole));
+  EXPECT_EQ(prepared.summary.mean_edge_span, mean_edge_span(whole));  // the same sum in the same order
+  EXPECT_EQ(prepared.partition.ranks, 1);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find(fmt::format("{} nodes, {} edges", whole.n_nodes, whole.n_edges())), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find("block-CSR pattern"), std::string::npos) << lines[1];
+}
+
+TEST(OwnedRows, OnTheWholeMeshTheComparisonIsThatOfTheWholeMatrices) {
+  const test::AssembledMesh assembled = test::assemble_generated("prism", 2, "rcm");
+  const JacobianPattern& pattern = assembled.pattern;
+  const RankLayout layout = RankLayout::whole_mesh(pattern.n_nodes, assembled.generated.mesh.n_edges());
+  const Communicator& one = Communicator::world();
+  const auto expect_same = [&](const Jacobian& result, const Jacobian& reference) {
+    const Comparison whole = compare_jacobians(pattern, result, pattern, reference);
+    const Comparison owned = compare_owned_rows(one, layout, pattern, result, reference, Tolerances{});
+    EXPECT_EQ(owned.same_pattern, whole.same_pattern);
+    EXPECT_EQ(owned.pattern_message, whole.pattern_message);
+    EXPECT_EQ(owned.adiag_error, whole.adiag_error);
+    EXPECT_EQ(owned.aoff_error, whole.aoff_error);
+    EXPECT_EQ(owned.passed, whole.passed);
+  };
+  const Jacobian& reference = assembled.reference;
+  expect_same(reference, reference);
+  Jacobian perturbed = reference;
+  perturbed.adiag[17] *= 1.0 + 1e-9;
+  perturbed.aoff.back() *= 1.01f;
+  expect_same(perturbed, reference);
+  perturbed.aoff[3] = std::numeric_limits<float>::quiet_NaN();
+  expect_same(perturbed, reference);
+  expect_same(Jacobian{}, reference);  // nothing assembled: the size message, no value errors
+  expect_same(reference, Jacobian{});
+}
+
+TEST(OwnedRows, APartLayoutComparesAndWritesOnlyItsOwnedRowsInFileNumbering) {
+  const test::AssembledMesh assembled = test::assemble_generated("tet", 1);
+  const JacobianPattern& pattern = assembled.pattern;
+  RankLayout layout;  // local ids = file ids, nodes 0 to 3 owned, the others ghosts
+  layout.global_nodes = pattern.n_nodes;
+  for (node_index node = 0; node < pattern.n_nodes; ++node) layout.global_node.push_back(node);
+  layout.owned_nodes = {0, 1, 2, 3};
+  for (const node_index node : layout.owned_nodes) layout.owned_row_start.push_back(pattern.row_ptr[node]);
+  const Jacobian& reference = assembled.reference;
+
+  Jacobian ghost_changed = reference;
+  ghost_changed.adiag.back() += 1.0;  // the last node's row is a ghost's
+  ghost_changed.aoff.back() += 1.0f;
+  const Communicator& one = Communicator::world();
+  const Comparison ghosts = compare_owned_rows(one, layout, pattern, ghost_changed, reference, Tolerances{});
+  EXPECT_TRUE(ghosts.passed);
+  EXPECT_EQ(ghosts.adiag_error, 0.0);
+  EXPECT_EQ(ghosts.aoff_error, 0.0);
+  Jacobian owned_changed = reference;
+  owned_changed.adiag[3 * kBlockEntries] += 1.0;  // node 3 is owned
+  EXPECT_FALSE(compare_owned_rows(one, layout, pattern, owned_changed, reference, Tolerances{}).passed);
+
+  const JacobianRows rows = owned_rows(layout, pattern, reference);
+  EXPECT_EQ(rows.rows, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(rows.block_start, layout.owned_row_start);
+  ASSERT_EQ(rows.local_ptr.back(), pattern.row_ptr[4]);
+  EXPECT_TRUE(std::equal(rows.columns.begin(), rows.columns.end(), pattern.col_idx.begin()));
+  EXPECT_TRUE(std::equal(rows.aoff.begin(), rows.aoff.end(), reference.aoff.begin()));
+}
+
+TEST(OwnedRows, OneProcessWritesTheFileOfWriteJacobianAndReadsItBackWhole) {
+  const TempDir dir;
+  const test::AssembledMesh assembled = test::assemble_generated("mixed", 2, "rcm");
+  const JacobianPattern& pattern = assembled.pattern;
+  const RankLayout layout = RankLayout::whole_mesh(pattern.n_nodes, assembled.generated.mesh.n_edges());
+  const Communicator& one = Communicator::world();
+  const JacobianFileInfo info{"reference", "m.h5", "m.h5", "test"};
+  const std::string owned = dir.file("owned.h5"), whole = dir.file("whole.h5");
+  write_owned_rows(one, owned, layout, pattern, assembled.reference, info);
+  write_jacobian(whole, pattern, assembled.reference, info);
+  expect_same_file(whole, owned);
+
+  std::vector<std::string> lines;
+  const StoredRows stored =
+      read_owned_rows(one, owned, layout, pattern, [&lines](const std::string& line) { lines.push_back(line); });
+  EXPECT_TRUE(stored.pattern_difference.empty()) << stored.pattern_difference;
+  EXPECT_TRUE(test::bitwise_equal(stored.jacobian.adiag, assembled.reference.adiag));
+  EXPECT_TRUE(test::bitwise_equal(stored.jacobian.aoff, assembled.reference.aoff));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("reference: " + owned), std::string::npos) << lines[0];
+
+  // Another mesh's Jacobian: the first difference of the patterns, and no values.
+  const test::AssembledMesh other = test::assemble_generated("tet", 3);
+  const StoredRows wrong = read_owned_rows(
+      one, owned, RankLayout::whole_mesh(other.pattern.n_nodes, other.generated.mesh.n_edges()), other.pattern, {});
+  EXPECT_NE(wrong.pattern_difference.find("node counts differ"), std::string::npos) << wrong.pattern_difference;
+  EXPECT_TRUE(wrong.jacobian.adiag.empty());
 }
 
 TEST(MpiReference, EveryKindAndOrderOnTwoAndThreeRanksEqualsOneProcessBitForBit) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "util/error.hpp"
+#include "util/note.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -106,7 +107,7 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
 
 void ensure_mesh_file(const MeshSource& source, const Note& note) {
   if (!source.spec || std::filesystem::exists(source.file)) {
-    if (source.spec && note) note(fmt::format("mesh {}: cached {}", source.name, source.file));
+    if (source.spec) say(note, fmt::format("mesh {}: cached {}", source.name, source.file));
     return;
   }
   std::error_code error;
@@ -114,14 +115,12 @@ void ensure_mesh_file(const MeshSource& source, const Note& note) {
   if (error)
     fail(ExitCode::kUsage, "mesh cache: cannot create {}: {} (choose another folder with --cache)",
          std::filesystem::path(source.file).parent_path().string(), error.message());
-  if (note) note(fmt::format("mesh {}: generating {}", source.name, source.file));
+  say(note, fmt::format("mesh {}: generating {}", source.name, source.file));
   const auto start = std::chrono::steady_clock::now();
   const GeneratedMesh generated = generate_box_mesh(*source.spec);
   write_generated_mesh(source.file, generated, *source.spec, source.name);
-  if (note)
-    note(fmt::format("mesh {}: {} nodes, {} edges generated ({:.1f} s)", source.name, generated.mesh.n_nodes,
-                     generated.mesh.n_edges(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+  say(note, fmt::format("mesh {}: {} nodes, {} edges generated ({:.1f} s)", source.name, generated.mesh.n_nodes,
+                        generated.mesh.n_edges(), seconds_since(start)));
 }
 
 }  // namespace fluxjac

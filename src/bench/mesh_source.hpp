@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "bench/run_case.hpp"
 #include "mesh/generator.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
 

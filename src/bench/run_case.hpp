@@ -5,7 +5,6 @@
 // then run any number of cases on it (run_case).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,51 +13,44 @@
 #include "bench/report.hpp"
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
-#include "jacobian/jacobian_io.hpp"
 #include "mesh/edge_mesh.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/local_part.hpp"
 #include "registry/registry.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
 
-/// Receives one progress line (without newline); commands print them on stderr.
-using Note = std::function<void(const std::string& line)>;
-
-/// \brief A mesh read for runs, with what every case on it shares. On many ranks, mesh, state and pattern are this
-/// rank's part (local ids: docs/design.md 9) and summary describes the whole mesh.
+/// \brief A mesh read for runs, with what every case on it shares: this rank's part (docs/design.md, "Many GPUs"),
+/// which on one process is the whole mesh with RankLayout::whole_mesh. mesh, state and pattern are in local ids;
+/// summary describes the whole mesh.
 struct PreparedMesh {
   MeshSummary summary;
   std::string state_file;
   EdgeMesh mesh;
   FlowState state;
   JacobianPattern pattern;
-  const Communicator* comm = nullptr;  ///< the ranks that share the mesh (one: the single-process path)
-  std::optional<RankLayout> layout;    ///< set on many ranks
-  PartitionSummary partition;          ///< ranks == 1 on one rank
-
-  bool distributed() const { return layout.has_value(); }
+  const Communicator* comm = nullptr;  ///< the ranks that share the mesh (one: a single process)
+  RankLayout layout;
+  PartitionSummary partition;  ///< ranks == 1 on one rank
 };
 
-/// \brief Reads and validates a mesh file and its state (from state_file, or the mesh file when empty), builds
-/// the block-CSR pattern and measures the ordering. `name` and `order` label the records. On many ranks
-/// (comm.distributed()), each reads its part (read_local_part) and the summary is gathered over the ranks.
+/// \brief Reads and validates a mesh file and its state (from state_file, or the mesh file when empty): each rank
+/// its part (read_local_part), then builds the block-CSR pattern and gathers the whole mesh's summary and ordering
+/// over the ranks. `name` and `order` label the records.
 PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
                           const std::string& order, const Note& note, const Communicator& comm = Communicator::world());
 
-/// \brief The Jacobian runs are validated against, and where it came from.
+/// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
+/// the owned rows are the reference (all rows on one process).
 struct ReferenceJacobian {
-  JacobianPattern pattern;
   Jacobian jacobian;
   std::string source;  ///< "CPU multivariate dual" or the stored file
-  JacobianRows rows;   ///< on many ranks: this rank's owned rows (pattern and jacobian then stay empty)
 };
 
-/// \brief A stored Jacobian (.h5 written by `run --output`); on many ranks, each reads its own rows.
+/// \brief A stored Jacobian (.h5 written by `run --output`): each rank reads its own rows (one process: all).
+/// Error(kInvalidInput) on every rank when it is a Jacobian of another mesh.
 ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, const Note& note);
-
-/// \brief Empty when the stored reference has the mesh's pattern; else the first difference (the same on all ranks).
-std::string reference_pattern_difference(const PreparedMesh& mesh, const ReferenceJacobian& reference);
 
 /// \brief The CPU reference assembled on the mesh (slow on big meshes: computed once per mesh).
 ReferenceJacobian compute_reference(const PreparedMesh& mesh, const Note& note);

@@ -10,6 +10,8 @@
 
 #include "reference/reference.hpp"
 #include "util/error.hpp"
+#include "util/note.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -20,18 +22,6 @@ const VariantInfo& variant_info(const std::string& name) {
     if (info.name == name) return info;
   Registry::instance().create(name);  // throws the registry's message naming the known variants
   fail(ExitCode::kUsage, "unknown variant '{}'", name);
-}
-
-/// The names of a comma-separated list ("hd,dn_10"), empty items dropped, as Registry::resolve reads them.
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> names;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) names.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return names;
 }
 
 template <class T>
@@ -56,10 +46,6 @@ RunRecord unrun_record(const PreparedMesh& mesh, const CaseRequest& request, con
   record.status = failure.status;
   record.reason = failure.reason;
   return record;
-}
-
-void say(const Note& note, const std::string& line) {
-  if (note) note(line);
 }
 
 }  // namespace
@@ -255,12 +241,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         if (config.reference.empty()) {
           reference = compute_reference(*mesh, observer.note);
         } else {
-          // Before any case runs: repetitions validated against another mesh's Jacobian would all be wasted.
           reference = read_reference(config.reference, *mesh, observer.note);
-          const std::string difference = reference_pattern_difference(*mesh, *reference);
-          if (!difference.empty())
-            fail(ExitCode::kInvalidInput, "{}: a Jacobian of another mesh than {}: {} (mesh vs stored)",
-                 config.reference, source.name, difference);
         }
       }
       mesh_index = sweep_case.mesh;
@@ -295,7 +276,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
           record = unrun_record(*mesh, request, classify(error));
           // Limits are agreed by all ranks before the timed loop; a run-time error inside it may be this rank's
           // alone, with the others waiting for it in an exchange: end the job rather than hang.
-          if (mesh->distributed() && record.status == CaseStatus::kFailed)
+          if (comm.distributed() && record.status == CaseStatus::kFailed)
             mesh->comm->abort(fmt::format("{}: {}", case_label(plan, sweep_case), record.reason),
                               static_cast<int>(ExitCode::kRuntime));
         }

@@ -16,6 +16,7 @@
 #include "bench/device_probe.hpp"
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
+#include "bench/run_case.hpp"
 #include "jacobian/compare.hpp"
 #include "parallel/communicator.hpp"
 #include "registry/registry.hpp"

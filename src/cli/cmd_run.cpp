@@ -10,7 +10,7 @@
 #include "cli/config_file.hpp"
 #include "cli/sweep_command.hpp"
 #include "jacobian/jacobian_io.hpp"
-#include "parallel/distributed_jacobian.hpp"
+#include "parallel/owned_rows.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
 #include "version.hpp"
@@ -68,12 +68,8 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
       const std::string& output = outputs.at(sweep_case.variant);
       const JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
                                   fmt::format("{} ({})", kVersion, kGitRevision)};
-      // Many ranks: one file in the mesh file's numbering, each rank writing its owned rows.
-      if (mesh.distributed())
-        write_distributed_jacobian(*mesh.comm, output, mesh.summary.n_nodes,
-                                   owned_rows(*mesh.layout, mesh.pattern, jacobian), info);
-      else
-        write_jacobian(output, mesh.pattern, jacobian, info);
+      // One file in the mesh file's numbering, of every rank's owned rows.
+      write_owned_rows(*mesh.comm, output, mesh.layout, mesh.pattern, jacobian, info);
       if (note) note(fmt::format("wrote {}", output));
     };
   const SweepResult result = run_sweep(plan, sweep, observer);

@@ -11,18 +11,17 @@ namespace {
 /// max|a - r| / max|r|; infinity if any entry is not finite.
 template <class T>
 double relative_max_error(const std::vector<T>& values, const std::vector<T>& reference) {
-  double max_difference = 0.0, max_reference = 0.0;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const double a = values[i], r = reference[i];
-    if (!std::isfinite(a) || !std::isfinite(r)) return std::numeric_limits<double>::infinity();
-    max_difference = std::max(max_difference, std::abs(a - r));
-    max_reference = std::max(max_reference, std::abs(r));
-  }
+  const auto [difference, largest] = difference_maxima(values.data(), reference.data(), values.size());
+  return relative_error(difference, largest);
+}
+
+}  // namespace
+
+double relative_error(double max_difference, double max_reference) {
   if (max_reference == 0.0) return max_difference == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
   return max_difference / max_reference;
 }
 
-/// Why `jacobian` does not hold one value per entry of `pattern` (empty if it does).
 std::string size_mismatch(const char* what, const JacobianPattern& pattern, const Jacobian& jacobian) {
   const auto adiag = static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries;
   const auto aoff = static_cast<std::size_t>(pattern.nnz()) * kBlockEntries;
@@ -32,8 +31,6 @@ std::string size_mismatch(const char* what, const JacobianPattern& pattern, cons
     return fmt::format("the {} has {} Aoff values, its pattern needs {}", what, jacobian.aoff.size(), aoff);
   return {};
 }
-
-}  // namespace
 
 std::string pattern_difference(const JacobianPattern& a, const JacobianPattern& b) {
   if (a.n_nodes != b.n_nodes) return fmt::format("node counts differ ({} vs {})", a.n_nodes, b.n_nodes);

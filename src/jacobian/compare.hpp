@@ -1,7 +1,11 @@
 // fluxjac — validation of an assembled Jacobian against a reference (docs/design.md 5).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "jacobian/jacobian.hpp"
 
@@ -33,6 +37,27 @@ struct Comparison {
 Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,
                              const JacobianPattern& reference_pattern, const Jacobian& reference,
                              const Tolerances& tolerances = {});
+
+/// \brief max|a - r| and max|r| over count values: a part's share of a relative max-norm error. The difference is
+/// infinite when a value is not finite.
+template <class T>
+std::pair<double, double> difference_maxima(const T* values, const T* reference, std::size_t count) {
+  double max_difference = 0.0, max_reference = 0.0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double a = values[i], r = reference[i];
+    if (!std::isfinite(a) || !std::isfinite(r)) return {std::numeric_limits<double>::infinity(), max_reference};
+    max_difference = std::max(max_difference, std::abs(a - r));
+    max_reference = std::max(max_reference, std::abs(r));
+  }
+  return {max_difference, max_reference};
+}
+
+/// \brief max|A - R| / max|R| from the two maxima: 0 for two zero matrices, infinite for a difference to zero.
+double relative_error(double max_difference, double max_reference);
+
+/// \brief Why `jacobian` does not hold one value per entry of `pattern` ("the result has 0 Adiag values, its pattern
+/// needs 675"), naming it `what`; empty if it does.
+std::string size_mismatch(const char* what, const JacobianPattern& pattern, const Jacobian& jacobian);
 
 /// \brief The first difference between two patterns ("node counts differ (27 vs 64)"); empty if they are equal.
 std::string pattern_difference(const JacobianPattern& a, const JacobianPattern& b);

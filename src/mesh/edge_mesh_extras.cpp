@@ -9,8 +9,7 @@
 namespace fluxjac {
 namespace {
 
-constexpr const char* kMeshGroup = "/mesh";
-constexpr const char* kBoundaryNodes = "/mesh/boundary_nodes";
+using namespace edge_mesh_paths;
 /// The /mesh attributes of the cell counts, and the counts they hold.
 constexpr const char* kCountAttributes[4] = {"n_tetrahedra", "n_pyramids", "n_prisms", "n_hexahedra"};
 constexpr std::int64_t CellCounts::*kCountFields[4] = {&CellCounts::tetrahedra, &CellCounts::pyramids,

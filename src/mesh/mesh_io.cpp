@@ -18,14 +18,7 @@
 namespace fluxjac {
 namespace {
 
-constexpr const char* kMeshGroup = "/mesh";
-constexpr const char* kEdges = "/mesh/edges";
-constexpr const char* kNormals = "/mesh/normals";
-constexpr const char* kAreas = "/mesh/areas";
-constexpr const char* kCoords = "/mesh/coords";
-constexpr const char* kVolumes = "/mesh/volumes";
-constexpr const char* kStateGroup = "/state";
-constexpr const char* kState = "/state/Q";
+using namespace edge_mesh_paths;
 /// gamma values closer than this to 1.4 are taken as 1.4 (a float32 attribute holds 1.39999998).
 constexpr double kGammaTolerance = 1e-6;
 

@@ -21,6 +21,20 @@ inline constexpr int kEdgeMeshFormatVersion = 1;
 /// Largest allowed deviation of |normal| from 1.
 inline constexpr double kNormalTolerance = 1e-6;
 
+/// \brief The groups and datasets of a fluxjac-edge-mesh file (docs/formats.md): one list for every reader and
+/// writer of the format (mesh_io, edge_mesh_extras, partition_io).
+namespace edge_mesh_paths {
+inline constexpr const char* kMeshGroup = "/mesh";
+inline constexpr const char* kEdges = "/mesh/edges";
+inline constexpr const char* kNormals = "/mesh/normals";
+inline constexpr const char* kAreas = "/mesh/areas";
+inline constexpr const char* kCoords = "/mesh/coords";
+inline constexpr const char* kVolumes = "/mesh/volumes";
+inline constexpr const char* kBoundaryNodes = "/mesh/boundary_nodes";
+inline constexpr const char* kStateGroup = "/state";
+inline constexpr const char* kState = "/state/Q";
+}  // namespace edge_mesh_paths
+
 /// \brief Reads /mesh of a fluxjac-edge-mesh file and validates all of it (root attributes, dataset types
 /// and shapes, node ranges, self-loops, duplicate edges in either orientation, finite values, unit normals,
 /// positive areas). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.

@@ -12,9 +12,12 @@
 #include "mesh/mesh_io.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
 namespace {
+
+using namespace edge_mesh_paths;
 
 constexpr const char* kNodeOffsets = "/partition/node_offsets";
 constexpr const char* kEdgeOffsets = "/partition/edge_offsets";
@@ -99,10 +102,6 @@ std::optional<std::string> first_list_difference(const std::vector<std::int64_t>
   return std::nullopt;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 bool has_partition(const std::string& path) {
@@ -134,12 +133,12 @@ PartitionLayout read_partition(const std::string& path) {
          "{}: {}: group not found: the file is not partitioned (make a partitioned copy with 'fluxjac mesh partition "
          "{} --parts P -o OUT.h5')",
          path, kPartitionGroup, path);
-  if (!h5::exists(file, "/mesh"))
+  if (!h5::exists(file, kMeshGroup))
     fail(ExitCode::kInvalidInput, "{}: /mesh: group not found (a partition without a mesh)", path);
-  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, "/mesh", "n_nodes");
+  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, kMeshGroup, "n_nodes");
   if (!n_nodes || *n_nodes <= 0)
     fail(ExitCode::kInvalidInput, "{}: /mesh: attribute \"n_nodes\" is missing or not positive", path);
-  const h5::DatasetInfo edges = h5::describe_dataset(file, "/mesh/edges");
+  const h5::DatasetInfo edges = h5::describe_dataset(file, kEdges);
   h5::require_shape(edges, {h5::kAnyExtent, 2}, "[n_edges, 2]: (left, right) node per edge");
   const std::int64_t n_edges = edges.shape[0];
 
@@ -199,10 +198,10 @@ PartSlice read_partition_part(const std::string& path, std::int64_t part) {
   const std::int64_t parts = partition_parts(path);
   if (parts == 0 || part < 0 || part >= parts)
     fail(ExitCode::kInvalidInput, "{}: {}: no part {} (the file has {} parts)", path, kPartitionGroup, part, parts);
-  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, "/mesh", "n_nodes");
+  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, kMeshGroup, "n_nodes");
   if (!n_nodes || *n_nodes <= 0)
     fail(ExitCode::kInvalidInput, "{}: /mesh: attribute \"n_nodes\" is missing or not positive", path);
-  const h5::DatasetInfo edges = h5::describe_dataset(file, "/mesh/edges");
+  const h5::DatasetInfo edges = h5::describe_dataset(file, kEdges);
   h5::require_shape(edges, {h5::kAnyExtent, 2}, "[n_edges, 2]: (left, right) node per edge");
 
   PartSlice slice;
@@ -272,7 +271,7 @@ PartitionOutcome partition_mesh_file(const PartitionRequest& request) {
   } else {
     const bool input_has_state = [&] {
       const h5::File file = h5::File::open(request.input);
-      return h5::exists(file, "/state");
+      return h5::exists(file, kStateGroup);
     }();
     if (input_has_state) state = read_flow_state(request.input, mesh.n_nodes);
   }

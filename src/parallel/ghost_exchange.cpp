@@ -7,6 +7,7 @@
 namespace fluxjac {
 
 double GhostExchange::refresh(const StateBuffer& state) {
+  if (comm_.size() == 1) return 0.0;  // one rank owns every node: nothing to exchange
   if (state.on_device) {
     if (!device_) device_ = make_device_ghost_exchange(comm_, halo_);
     transport_ = device_->transport();

@@ -36,9 +36,9 @@ class GhostExchange {
  public:
   GhostExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {}
   /// \brief Exchanges the ghost rows of state in place (collective) and returns the milliseconds it took, from
-  /// the start of this rank's exchange to the arrival of its last ghost state.
+  /// the start of this rank's exchange to the arrival of its last ghost state; 0 on one rank (no ghosts).
   double refresh(const StateBuffer& state);
-  /// How the last refresh travelled: "MPI", "NCCL", "MPI via host"; empty before the first.
+  /// How the last refresh travelled: "MPI", "NCCL", "MPI via host"; empty before the first and on one rank.
   const std::string& transport() const { return transport_; }
 
  private:

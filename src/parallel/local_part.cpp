@@ -28,10 +28,6 @@ struct PartPieces {
 
 enum Tag : int { kTagPieces = 101 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::int64_t local_id(const std::vector<std::int64_t>& global_node, std::int64_t global) {
   return std::lower_bound(global_node.begin(), global_node.end(), global) - global_node.begin();
 }
@@ -89,8 +85,7 @@ LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string
       fail(ExitCode::kInvalidInput, "the edges of rank {} reach node {}, neither owned nor a ghost of it", comm.rank(),
            global);
   }
-  std::vector<std::uint8_t> owned(static_cast<std::size_t>(n_local), 0);
-  for (const node_index node : layout.owned_nodes) owned[node] = 1;
+  const std::vector<std::uint8_t> owned = layout.owned_mask();
   std::int64_t cut = 0;
   for (edge_index e = 0; e < part.mesh.n_edges(); ++e) {
     const bool left = owned[part.mesh.left(e)], right = owned[part.mesh.right(e)];
@@ -249,25 +244,33 @@ PartPieces receive_pieces(const Communicator& comm) {
 }  // namespace
 
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
-                          const std::function<void(const std::string&)>& note) {
-  const auto say = [&](const std::string& line) {
-    if (note && comm.is_root()) note(line);
-  };
+                          const Note& note) {
+  const auto start = std::chrono::steady_clock::now();
   const std::string states = state_file.empty() ? mesh_file : state_file;
+  LocalPart part;
+  if (!comm.distributed()) {
+    part.mesh = read_edge_mesh(mesh_file);
+    part.state = read_flow_state(states, part.mesh.n_nodes);
+    part.layout = RankLayout::whole_mesh(part.mesh.n_nodes, part.mesh.n_edges());
+    part.partition = summarize_partition(comm, part.layout);
+    say(note, fmt::format("read {}: {} nodes, {} edges ({:.2f} s)", mesh_file, part.mesh.n_nodes, part.mesh.n_edges(),
+                          seconds_since(start)));
+    return part;
+  }
+  const Note root_note = comm.is_root() ? note : Note();
   std::int64_t parts = 0;
   comm.agree([&] {
     if (comm.is_root()) parts = partition_parts(mesh_file);
   });
   comm.broadcast_bytes(&parts, sizeof parts);
-  const auto start = std::chrono::steady_clock::now();
   PartPieces pieces;
   std::string source;
   if (parts == comm.size()) {
     comm.agree([&] { pieces = read_slices(comm, mesh_file, states); });
     pieces.owned_row_start = consecutive_row_starts(comm, pieces);  // collective: after every rank has read
     source = "file partition";
-    say(fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
-                    seconds_since(start)));
+    say(root_note, fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
+                               seconds_since(start)));
   } else {
     if (parts > 1) require_parts(mesh_file, parts, comm.size());  // every rank knows parts: all throw alike
     std::vector<PartPieces> all;
@@ -280,7 +283,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
              mesh_file, comm.size(), mesh_file, comm.size());
       const EdgeMesh mesh = read_edge_mesh(mesh_file);
       const FlowState state = read_flow_state(states, mesh.n_nodes);
-      say(
+      say(root_note,
           fmt::format("{} is not partitioned for {} ranks: METIS on rank 0 (for large meshes partition once with "
                       "'fluxjac mesh partition {} --parts {} -o OUT.h5')",
                       mesh_file, comm.size(), mesh_file, comm.size()));
@@ -293,11 +296,16 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
       pieces = receive_pieces(comm);
     }
     source = "METIS on rank 0";
-    say(fmt::format("read {} on rank 0, partitioned and sent to {} ranks ({:.2f} s)", mesh_file, comm.size(),
-                    seconds_since(start)));
+    say(root_note, fmt::format("read {} on rank 0, partitioned and sent to {} ranks ({:.2f} s)", mesh_file, comm.size(),
+                               seconds_since(start)));
   }
-  LocalPart part;
   comm.agree([&] { part = assemble_part(comm, std::move(pieces), source); });
+  part.partition = summarize_partition(comm, part.layout);
+  const PartitionSummary& p = part.partition;
+  say(root_note,
+      fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
+                  "{:.3f} (nodes)",
+                  p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance, p.node_imbalance));
   return part;
 }
 
@@ -322,6 +330,37 @@ void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, doubl
   exchange_packed_rows(comm, halo, send.data(), receive.data());
   for (std::size_t k = 0; k < halo.receive_nodes.size(); ++k)
     std::copy_n(&receive[k * kBlock], kBlock, state + static_cast<std::size_t>(halo.receive_nodes[k]) * kBlock);
+}
+
+RankLayout RankLayout::whole_mesh(std::int64_t nodes, std::int64_t edges) {
+  RankLayout layout;
+  layout.whole_mesh_ = true;
+  layout.global_nodes = nodes;
+  layout.global_edges = edges;
+  layout.halo.send_offsets = {0};
+  layout.halo.receive_offsets = {0};
+  layout.source = "whole mesh";
+  layout.figures = {nodes, 0, edges, 0};
+  return layout;
+}
+
+std::vector<std::uint8_t> RankLayout::owned_mask() const {
+  if (whole_mesh_) return std::vector<std::uint8_t>(static_cast<std::size_t>(global_nodes), 1);
+  std::vector<std::uint8_t> mask(global_node.size(), 0);
+  for (const node_index node : owned_nodes) mask[node] = 1;
+  return mask;
+}
+
+std::vector<std::pair<node_index, node_index>> RankLayout::owned_runs() const {
+  if (whole_mesh_) return {{0, static_cast<node_index>(global_nodes)}};
+  std::vector<std::pair<node_index, node_index>> runs;
+  for (const node_index node : owned_nodes) {
+    if (!runs.empty() && runs.back().second == node)
+      ++runs.back().second;
+    else
+      runs.push_back({node, node + 1});
+  }
+  return runs;
 }
 
 PartitionSummary summarize_partition(const Communicator& comm, const RankLayout& layout) {

@@ -1,6 +1,8 @@
-// fluxjac — one rank's part of a mesh in a many-GPU run (docs/design.md 9): the nodes it owns, one layer of ghost
-// nodes, every edge incident to an owned node (the cut edges included), and the halo plan that refreshes the ghost
-// states from their owners.
+// fluxjac — one rank's part of a mesh (docs/design.md, "Many GPUs"): the nodes it owns, one layer of ghost nodes,
+// every edge incident to an owned node (the cut edges included), and the halo plan that refreshes the ghost states
+// from their owners. One process is the one-rank case of the same layout: it owns every node and has no ghosts, and
+// its local ids are the file's (RankLayout::whole_mesh, which stores nothing per node), so one process and many run
+// the same code from the mesh reader on.
 //
 // Local numbering keeps the order of the file: local node k is the k-th smallest file id among the owned and ghost
 // nodes, and the local edges are the file's edges in file order. So every owned row of the local block-CSR pattern
@@ -10,12 +12,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
 #include "parallel/communicator.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
 
@@ -38,43 +41,6 @@ struct PartFigures {
   std::int64_t cut_edges = 0;    ///< local edges with a ghost end
 };
 
-/// \brief Where a rank's part lies in the whole mesh, and how its ghosts are refreshed.
-struct RankLayout {
-  std::int64_t global_nodes = 0;
-  std::int64_t global_edges = 0;
-  std::vector<std::int64_t> global_node;  ///< [local nodes], ascending: the file id of each local node
-  std::vector<node_index> owned_nodes;    ///< local ids of the owned nodes, ascending
-  HaloPlan halo;
-  /// [owned]: where each owned row starts in the whole mesh's block-CSR (its Aoff block offset).
-  std::vector<std::int64_t> owned_row_start;
-  std::string source;  ///< "file partition" or "METIS on rank 0"
-  PartFigures figures;
-};
-
-/// \brief One rank's part of the mesh: local mesh and state, and the layout.
-struct LocalPart {
-  EdgeMesh mesh;    ///< local ids; edges in file order
-  FlowState state;  ///< owned rows from the file, ghost rows from the halo exchange
-  RankLayout layout;
-};
-
-/// \brief Reads this rank's part of an edge mesh (and its state from state_file, or the mesh file when empty):
-/// a file partitioned by `fluxjac mesh partition` into comm.size() parts is read by slices (each rank its node
-/// range, its edges and halo edges, its owned states: HDF5 hyperslabs), and any other file is read by rank 0,
-/// partitioned there with METIS and sent to the ranks. Then the ghost states are exchanged once. Every rank
-/// throws the same Error when any rank fails (Communicator::agree): a file partitioned for another number of
-/// ranks, a build without METIS for an unpartitioned file, an invalid file. `note` receives progress lines
-/// (call it on rank 0 only).
-LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
-                          const std::function<void(const std::string&)>& note);
-
-/// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,
-/// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
-void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
-
-/// \brief Fills the ghost rows of a host state (rows of 5 doubles, local ids) from their owners (MPI).
-void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state);
-
 /// \brief Partition figures over all ranks, for the report.
 struct PartitionSummary {
   int ranks = 1;
@@ -84,6 +50,71 @@ struct PartitionSummary {
   double edge_imbalance = 1.0;  ///< max local edges / mean local edges
   double node_imbalance = 1.0;  ///< max owned nodes / mean owned nodes
 };
+
+/// \brief Where a rank's part lies in the whole mesh, and how its ghosts are refreshed. Read it through the
+/// accessors: the whole mesh's layout (one process) keeps global_node, owned_nodes and owned_row_start empty.
+struct RankLayout {
+  std::int64_t global_nodes = 0;
+  std::int64_t global_edges = 0;
+  std::vector<std::int64_t> global_node;  ///< [local nodes], ascending: the file id of each local node
+  std::vector<node_index> owned_nodes;    ///< local ids of the owned nodes, ascending
+  HaloPlan halo;
+  /// [owned]: where each owned row starts in the whole mesh's block-CSR (its Aoff block offset).
+  std::vector<std::int64_t> owned_row_start;
+  std::string source;  ///< "whole mesh", "file partition" or "METIS on rank 0"
+  PartFigures figures;
+
+  /// \brief One process's layout: every node owned, no ghosts, local ids = file ids; nothing stored per node.
+  static RankLayout whole_mesh(std::int64_t nodes, std::int64_t edges);
+  /// True for whole_mesh's layout.
+  bool is_whole_mesh() const { return whole_mesh_; }
+  /// Owned and ghost nodes.
+  std::int64_t local_count() const {
+    return whole_mesh_ ? global_nodes : static_cast<std::int64_t>(global_node.size());
+  }
+  std::int64_t owned_count() const {
+    return whole_mesh_ ? global_nodes : static_cast<std::int64_t>(owned_nodes.size());
+  }
+  /// The local id of the k-th owned node (ascending).
+  node_index owned_node(std::int64_t k) const { return whole_mesh_ ? static_cast<node_index>(k) : owned_nodes[k]; }
+  /// The file id of a local node.
+  std::int64_t global_id(node_index local) const { return whole_mesh_ ? local : global_node[local]; }
+  /// [local nodes]: 1 where the rank owns the node.
+  std::vector<std::uint8_t> owned_mask() const;
+  /// The owned local nodes as ranges [first, end) of consecutive local ids, ascending; the whole mesh is one range.
+  std::vector<std::pair<node_index, node_index>> owned_runs() const;
+
+ private:
+  bool whole_mesh_ = false;
+};
+
+/// \brief One rank's part of the mesh: local mesh and state, the layout, and the partition's figures.
+struct LocalPart {
+  EdgeMesh mesh;    ///< local ids; edges in file order
+  FlowState state;  ///< owned rows from the file, ghost rows from the halo exchange
+  RankLayout layout;
+  PartitionSummary partition;
+};
+
+/// \brief Reads this rank's part of an edge mesh (and its state from state_file, or the mesh file when empty); the
+/// one place where one process and many differ in reading. One process reads the whole file and lays it out with
+/// RankLayout::whole_mesh. On many ranks, a file partitioned by `fluxjac mesh partition` into comm.size() parts is
+/// read by slices (each rank its node range, its edges and halo edges, its owned states: HDF5 hyperslabs), and any
+/// other file is read by rank 0, partitioned there with METIS and sent to the ranks; then the ghost states are
+/// exchanged once. Every rank throws the same Error when any rank fails (Communicator::agree): a file partitioned
+/// for another number of ranks, a build without METIS for an unpartitioned file, an invalid file. `note` receives
+/// the progress lines (on rank 0 only).
+LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
+                          const Note& note);
+
+/// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,
+/// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
+void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
+
+/// \brief Fills the ghost rows of a host state (rows of 5 doubles, local ids) from their owners (MPI).
+void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state);
+
+/// \brief The figures of every rank's layout, gathered (collective).
 PartitionSummary summarize_partition(const Communicator& comm, const RankLayout& layout);
 
 }  // namespace fluxjac

@@ -7,6 +7,7 @@
 
 #include "util/error.hpp"
 #include "util/named_enum.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 
@@ -110,12 +111,7 @@ std::vector<std::string> Registry::resolve(const std::vector<std::string>& names
     if (std::find(resolved.begin(), resolved.end(), name) == resolved.end()) resolved.push_back(name);
   };
   for (const auto& item : names) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      const std::size_t comma = std::min(item.find(',', start), item.size());
-      const std::string name = item.substr(start, comma - start);
-      start = comma + 1;
-      if (name.empty()) continue;
+    for (const std::string& name : split_list(item)) {
       if (name == "all") {
         for (const auto& info : list())
           if (info.available) add_unique(info.name);
