@@ -573,7 +573,7 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   cpu.variant = "reference";
   cpu.backend = "cpu";
   cpu.assembly.clear();
-  cpu.threads_per_edge = cpu.threads_per_side = 0;
+  cpu.threads_per_edge = cpu.threads_per_side = 1;  // as registered
   cpu.resources.reset();
   cpu.comparison.aoff_error = std::nan("");  // written as null
   cpu.roofline_fraction = 0.0;
@@ -596,6 +596,45 @@ DeviceCeilings sample_device() {
   device.copy_bandwidth_gbs = 3000.0;
   device.fp64_gflops = 51000.0;
   return device;
+}
+
+/// \brief The sample records and a case of two ranks in a strong-scaling sweep.
+std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
+  std::vector<RunRecord> records = sample_records(device);
+  RunRecord ranks = records[0];
+  ranks.assembly_ms = Stats::of({1.3, 1.25, 1.4});
+  ranks.zero_ms = Stats::of({0.005, 0.006});
+  ranks.parallel.ranks = 2;
+  ranks.parallel.halo_ms = Stats::of({0.03, 0.02, 0.04});
+  ranks.parallel.rank_median_ms = {1.2, 1.25, 1.3};
+  ranks.parallel.halo_transport = "MPI";
+  ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001};
+  ranks.parallel.scaling = "strong";
+  ranks.parallel.efficiency = 0.96;
+  ranks.parallel.efficiency_with_halo = 0.94;
+  finish_record(ranks, device);
+  records.push_back(ranks);
+  return records;
+}
+
+/// The runs of golden_records as format_json writes them: the result files are a contract (docs/bench-json.md),
+/// so a change of these bytes is a change of the schema.
+const char* const kGoldenRuns = R"golden(
+  "runs": [
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1813877444.0, "model_flops": 9821328000.0, "gb_per_s": 725.5509776, "gflop_per_s": 3928.5312, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "edge", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 4096, "warmup": 1, "reps": 3, "status": "skipped", "reason": "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit", "assembly_ms": null, "zero_ms": null, "ns_per_edge": null, "model_bytes": 1837246840.0, "model_flops": 10100343000.0, "gb_per_s": null, "gflop_per_s": null, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": null, "resources": null, "validation": null, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "variant": "reference", "backend": "cpu", "mode": "full", "assembly": null, "threads_per_edge": 1, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1881889240.0, "model_flops": 14748732900.0, "gb_per_s": 752.755696, "gflop_per_s": 5899.49316, "roofline_fraction": null, "time_relative_to_hd": 1.0, "resources": null, "validation": {"adiag_error": 9.5e-16, "aoff_error": null, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 1.25, "median": 1.3, "max": 1.4}, "zero_ms": {"min": 0.005, "median": 0.0055, "max": 0.006}, "ns_per_edge": 0.23296238553482793, "model_bytes": 906938600.0, "model_flops": 4910664000.0, "gb_per_s": 697.6450769230768, "gflop_per_s": 3777.4338461538455, "roofline_fraction": 0.23254835897435897, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 2, "parallel": {"halo_ms": {"min": 0.02, "median": 0.03, "max": 0.04}, "halo_transport": "MPI", "rank_assembly_ms": {"min": 1.2, "mean": 1.25, "max": 1.3}, "ns_per_edge_per_gpu": 0.46592477106965585, "partition": {"source": "file partition", "edge_cut": 10201, "ghosts_min": 5100, "ghosts_max": 5101, "ghosts_total": 10201, "edge_imbalance": 1.0004, "node_imbalance": 1.00001}, "scaling": "strong", "efficiency": 0.96, "efficiency_with_halo": 0.94}}
+  ]
+}
+)golden";
+
+TEST(ResultModel, RecordsAreWrittenAsTheGoldenRuns) {
+  const DeviceCeilings device = sample_device();
+  const std::string text = format_json(golden_records(device), device);
+  const std::size_t runs = text.find("\n  \"runs\": [");
+  ASSERT_NE(runs, std::string::npos) << text;
+  EXPECT_EQ(text.substr(runs), kGoldenRuns);
 }
 
 TEST(ResultModel, RecordsRoundTripThroughJsonIntoCompare) {
