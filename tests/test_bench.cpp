@@ -546,12 +546,9 @@ TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
 std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   RunRecord gpu;
   gpu.mesh = {"mixed:100:rcm", "/cache/mixed-100-rcm-seed1.h5", "rcm", 1030301, 5580300, 11160600, 9368, 4397.8};
-  gpu.variant = "hd";
-  gpu.backend = "cuda";
-  gpu.mode = "full";
-  gpu.assembly = "node";
-  gpu.threads_per_edge = 2;
-  gpu.threads_per_side = 1;
+  gpu.variant = *Registry::instance().find("hd");
+  gpu.mode = AssemblyMode::kFull;
+  gpu.assembly = AssemblyStrategy::kNode;
   gpu.warmup = 1;
   gpu.reps = 3;
   gpu.assembly_ms = Stats::of({2.5, 2.4, 2.6});
@@ -562,7 +559,7 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   finish_record(gpu, device);
 
   RunRecord skipped = gpu;
-  skipped.assembly = "edge";
+  skipped.assembly = AssemblyStrategy::kEdge;
   skipped.edges_per_block_requested = 4096;
   skipped.status = CaseStatus::kSkipped;
   skipped.reason = "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit";
@@ -570,10 +567,8 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   skipped.validated = false;
 
   RunRecord cpu = gpu;
-  cpu.variant = "reference";
-  cpu.backend = "cpu";
-  cpu.assembly.clear();
-  cpu.threads_per_edge = cpu.threads_per_side = 1;  // as registered
+  cpu.variant = *Registry::instance().find("reference");
+  cpu.assembly.reset();
   cpu.resources.reset();
   cpu.comparison.aoff_error = std::nan("");  // written as null
   cpu.roofline_fraction = 0.0;
@@ -606,7 +601,7 @@ std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
   ranks.zero_ms = Stats::of({0.005, 0.006});
   ranks.parallel.ranks = 2;
   ranks.parallel.halo_ms = Stats::of({0.03, 0.02, 0.04});
-  ranks.parallel.rank_median_ms = {1.2, 1.25, 1.3};
+  ranks.parallel.rank_assembly_ms = Spread::of({1.3, 1.2, 1.25});
   ranks.parallel.halo_transport = "MPI";
   ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001};
   ranks.parallel.scaling = "strong";

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -174,17 +173,13 @@ std::unique_ptr<Variant> setup_variant(const std::string& name, const PreparedMe
 }
 
 RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
+  const VariantInfo* info = Registry::instance().find(request.variant);
+  if (!info) fail(ExitCode::kUsage, "unknown variant '{}'", request.variant);
   RunRecord record;
   record.mesh = mesh.summary;
-  record.variant = request.variant;
-  for (const VariantInfo& info : Registry::instance().list())
-    if (info.name == request.variant) {
-      record.backend = to_string(info.backend);
-      record.threads_per_edge = info.threads_per_edge;
-      record.threads_per_side = info.threads_per_side;
-      if (info.backend == Backend::kCuda) record.assembly = to_string(resolve_strategy(request.timing.strategy, info));
-    }
-  record.mode = to_string(request.timing.mode);
+  record.variant = *info;
+  if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.timing.strategy, *info);
+  record.mode = request.timing.mode;
   record.edges_per_block_requested = request.timing.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;
@@ -202,10 +197,7 @@ void gather_timings(const Communicator& comm, const TimingSamples& samples, RunR
   record.assembly_ms = Stats::of(comm.max(samples.assembly_ms));
   record.zero_ms = Stats::of(comm.max(samples.zero_ms));
   figures.halo_ms = Stats::of(comm.max(samples.halo_ms));
-  const std::vector<double> medians = comm.all_gather(Stats::of(samples.assembly_ms).median);
-  figures.rank_median_ms = {*std::min_element(medians.begin(), medians.end()),
-                            std::accumulate(medians.begin(), medians.end(), 0.0) / static_cast<double>(medians.size()),
-                            *std::max_element(medians.begin(), medians.end())};
+  figures.rank_assembly_ms = Spread::of(comm.all_gather(Stats::of(samples.assembly_ms).median));
 }
 
 }  // namespace
