@@ -8,6 +8,7 @@
 
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/edge_mesh_extras.hpp"
+#include "mesh/mesh_digest.hpp"
 #include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
 #include "parallel/distributed_jacobian.hpp"
@@ -31,22 +32,30 @@ void say(const Note& note, const std::string& line) {
 
 namespace {
 
-/// The ordering figures of the whole mesh from the ranks' parts: each edge counted once, by the rank owning its L.
+/// The ordering figures and the digest of the whole mesh from the ranks' parts: each edge counted once, by the rank
+/// owning its L.
 void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, MeshSummary& summary) {
   const RankLayout& layout = *prepared.layout;
   std::vector<std::uint8_t> owned(layout.global_node.size(), 0);
   for (const node_index node : layout.owned_nodes) owned[node] = 1;
   std::int64_t bandwidth = 0;
   double span_sum = 0.0;
+  MeshDigest digest;
   for (edge_index e = 0; e < prepared.mesh.n_edges(); ++e) {
     if (!owned[prepared.mesh.left(e)]) continue;
     const std::int64_t span =
         std::abs(layout.global_node[prepared.mesh.left(e)] - layout.global_node[prepared.mesh.right(e)]);
     bandwidth = std::max(bandwidth, span);
     span_sum += static_cast<double>(span);
+    digest.add_edge(prepared.mesh, e, layout.global_node[prepared.mesh.left(e)],
+                    layout.global_node[prepared.mesh.right(e)]);
   }
   summary.ordering_bandwidth = comm.max(bandwidth);
   summary.mean_edge_span = comm.sum(span_sum) / static_cast<double>(std::max<std::int64_t>(1, summary.n_edges));
+  MeshDigest whole;
+  for (const std::int64_t part : comm.all_gather(static_cast<std::int64_t>(digest.sum())))
+    whole.add_part(static_cast<std::uint64_t>(part));
+  summary.digest = whole.value(summary.n_nodes, summary.n_edges);
 }
 
 }  // namespace
@@ -107,6 +116,7 @@ PreparedMesh prepare_mesh(const std::string& name, const std::string& file, cons
     summary.n_offdiag_blocks = prepared.pattern.nnz();
     summary.ordering_bandwidth = ordering_bandwidth(prepared.mesh);
     summary.mean_edge_span = mean_edge_span(prepared.mesh);
+    summary.digest = mesh_digest(prepared.mesh);
   }
   say(note, fmt::format("block-CSR pattern: {} off-diagonal blocks ({:.2f} s)", summary.n_offdiag_blocks,
                         seconds_since(start)));

@@ -9,6 +9,7 @@
 
 #include "bench/build_info.hpp"
 #include "bench/work_model.hpp"
+#include "mesh/mesh_digest.hpp"
 
 namespace fluxjac {
 namespace {
@@ -190,6 +191,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"n_offdiag_blocks", r.mesh.n_offdiag_blocks},
          {"ordering_bandwidth", r.mesh.ordering_bandwidth},
          {"mean_edge_span", r.mesh.mean_edge_span},
+         {"mesh_digest", r.mesh.digest ? ordered_json(digest_text(*r.mesh.digest)) : ordered_json()},
          {"variant", r.variant.name},
          {"backend", to_string(r.variant.backend)},
          {"mode", to_string(r.mode)},

@@ -44,6 +44,8 @@ struct MeshSummary {
   std::int64_t n_offdiag_blocks = 0;    ///< nnz of the block-CSR Aoff
   std::int64_t ordering_bandwidth = 0;  ///< max over edges of |L - R|
   double mean_edge_span = 0.0;          ///< mean over edges of |L - R|
+  /// The mesh's content (mesh/mesh_digest.hpp): what `fluxjac compare` matches meshes by; none when unknown.
+  std::optional<std::uint64_t> digest;
 };
 
 /// Whether a case ran: skipped cases could not run as asked (a usage or input limit, e.g. too many edges per
