@@ -530,7 +530,7 @@ TEST(CompareResults, EdgesPerBlockOutsideWhatTheCommandLineTakesIsRejected) {
 }
 
 TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
-  // Issue 12 defect 9: the former reader took 170 s on this. ctest's time for this test shows the reader's.
+  // A reader that looks members up one by one takes minutes on this. ctest's time for this test shows the reader's.
   const TempDir folder;
   std::string text = file_with_run(R"("status": "skipped")");
   std::string extra;
@@ -683,8 +683,8 @@ TEST(CompareCaseKey, ManyRanksRecordTheDigestOfOneProcess) {
 TEST(CompareCaseKey, AFileThatRepeatsACaseIsRefusedNamingTheRuns) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const TempDir folder;
-  // Two sweeps merged: the second run of a case 100 times slower. Compared with itself, such a file reported
-  // its own second run as a regression of its first.
+  // Two sweeps merged: the second run of a case 100 times slower. Were BASE to keep the first run of a key and
+  // NEW the last, the file would regress against itself.
   const std::string merged = edited_results(folder, "merged.json", [](ordered_json& runs) {
     ordered_json again = runs.at(2);
     again.at("assembly_ms")["median"] = again.at("assembly_ms").at("median").get<double>() * 100;
