@@ -1,9 +1,10 @@
 // ctest-label: cli
 // Benchmark tooling: `fluxjac bench` sweeps (configs/bench-ci.toml on the CPU reference: CSV and JSON contents,
 // skipped cases, the mesh cache, progress), `fluxjac compare` regression checks (identical files, an injected
-// slowdown, an injected validation failure, missing cases), the result model (record -> JSON, CSV and table ->
-// compare) and the hardened reader of result files, the golden Jacobian in tests/data, generator specs, and
-// scripts/plot_bench.py on the checked-in sample result file.
+// slowdown, an injected validation failure, missing cases), its case key (a mesh by its content whatever its name,
+// the ranks, files that repeat a case refused) and its escaping of control characters, the result model (record ->
+// JSON byte for byte, CSV and table -> compare), the mesh digest, the hardened reader of result files, the golden
+// Jacobian in tests/data, generator specs, and scripts/plot_bench.py on the checked-in sample result file.
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -25,6 +26,8 @@
 #include "bench/result_compare.hpp"
 #include "bench/sweep.hpp"
 #include "bench/work_model.hpp"
+#include "mesh/mesh_digest.hpp"
+#include "mesh/partition.hpp"
 #include "registry/registry.hpp"
 #include "test_support.hpp"
 #include "util/atomic_output.hpp"
@@ -36,6 +39,7 @@ namespace {
 using nlohmann::ordered_json;
 using test::CommandResult;
 using test::run_fluxjac;
+using test::run_fluxjac_mpi;
 using test::TempDir;
 
 const std::string kSourceDir = FLUXJAC_SOURCE_DIR;
@@ -527,7 +531,7 @@ TEST(CompareResults, EdgesPerBlockOutsideWhatTheCommandLineTakesIsRejected) {
 }
 
 TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
-  // Issue 12 defect 9: the former reader took 170 s on this. ctest's time for this test shows the reader's.
+  // A reader that looks members up one by one takes minutes on this. ctest's time for this test shows the reader's.
   const TempDir folder;
   std::string text = file_with_run(R"("status": "skipped")");
   std::string extra;
@@ -541,18 +545,272 @@ TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
   EXPECT_EQ(file.runs[0].key(), "tet:2:rcm hd full");
 }
 
+// ---- compare: the case key --------------------------------------------------------------------------------
+
+/// \brief `bench` of the CPU reference on `mesh` (a generator spec or a file) into folder/NAME.json, on `ranks`
+/// ranks (1: one process); returns the path of the JSON file, failing the test when bench fails.
+std::string bench_results(const TempDir& folder, const std::string& name, const std::string& mesh, int ranks = 1) {
+  const std::string json = folder.file(name + ".json");
+  const std::string args = fmt::format("bench -q --mesh {} --cache {} --warmup 0 --reps 2 --threads 1 --json {}",
+                                       shell_quoted(mesh), shell_quoted(folder.file("cache")), shell_quoted(json));
+  const CommandResult result = ranks == 1 ? run_fluxjac(args) : run_fluxjac_mpi(ranks, args);
+  EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.output;
+  return json;
+}
+
+/// \brief The cached file of a generator spec that bench_results made in `folder`.
+std::string cached_mesh_file(const TempDir& folder, const std::string& file_name) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder.file("cache")))
+    if (entry.path().filename() == file_name) return entry.path().string();
+  ADD_FAILURE() << file_name << " is not in the cache";
+  return {};
+}
+
+/// \brief Writes a copy of the result file at `path` with `edit` applied to its runs array; returns the copy's path.
+std::string edited_copy(const TempDir& folder, const std::string& path, const std::string& name,
+                        const std::function<void(ordered_json& runs)>& edit) {
+  ordered_json results = read_json(path);
+  edit(results.at("runs"));
+  const std::string copy = folder.file(name);
+  std::ofstream(copy) << results.dump(2);
+  return copy;
+}
+
+CommandResult compare_files(const std::string& base, const std::string& candidate) {
+  // Timings of tiny CPU runs vary: the time tolerance keeps these tests about the matching of cases.
+  return run_fluxjac(fmt::format("compare {} {} --time-tolerance 1000", shell_quoted(base), shell_quoted(candidate)));
+}
+
+TEST(CompareCaseKey, AGeneratorSpecAndItsFileAreOneMesh) {
+  const TempDir folder;
+  const std::string spec = bench_results(folder, "spec", "tet:3:rcm");
+  const std::string file = bench_results(folder, "file", cached_mesh_file(folder, "tet-3-rcm-seed1.h5"));
+  const ordered_json spec_run = read_json(spec).at("runs").at(0), file_run = read_json(file).at("runs").at(0);
+  EXPECT_NE(spec_run.at("mesh"), file_run.at("mesh"));
+  ASSERT_TRUE(spec_run.at("mesh_digest").is_string()) << spec_run.dump();
+  EXPECT_EQ(spec_run.at("mesh_digest").get<std::string>().size(), 16u);
+  EXPECT_EQ(spec_run.at("mesh_digest"), file_run.at("mesh_digest"));
+
+  const CommandResult same = compare_files(spec, file);
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_TRUE(contains(same.output, "tet:3:rcm reference full")) << same.output;
+  EXPECT_TRUE(contains(same.output, "(NEW names the mesh '" + file_run.at("mesh").get<std::string>() + "')"))
+      << same.output;
+  EXPECT_FALSE(contains(same.output, "MISSING")) << same.output;
+  EXPECT_TRUE(contains(same.output, "1 cases (1 same)")) << same.output;
+  EXPECT_FALSE(contains(same.output, "note:")) << "both files have digests\n" << same.output;
+
+  // Files written before the digest: the counts and ordering figures match the meshes, and compare says so.
+  const auto without_digest = [](ordered_json& runs) {
+    for (ordered_json& run : runs) run.erase("mesh_digest");
+  };
+  const std::string old_spec = edited_copy(folder, spec, "old-spec.json", without_digest);
+  const std::string old_file = edited_copy(folder, file, "old-file.json", without_digest);
+  for (const auto& [base, candidate] : {std::pair{old_spec, old_file}, std::pair{old_spec, file}}) {
+    const CommandResult old = compare_files(base, candidate);
+    EXPECT_EQ(old.exit_code, 0) << old.output;
+    EXPECT_TRUE(contains(old.output, "1 cases (1 same)")) << old.output;
+    EXPECT_TRUE(contains(old.output, "note: " + old_spec +
+                                         ": 1 of 1 run has no \"mesh_digest\" (written by an older fluxjac or by "
+                                         "hand): matched by their counts and ordering figures\n"))
+        << old.output;
+  }
+
+  // Another mesh under the same name is another case, and the verdict says how the meshes differ.
+  const std::string other_content = edited_copy(folder, file, "other-content.json", [&](ordered_json& runs) {
+    runs.at(0)["mesh"] = spec_run.at("mesh");
+    runs.at(0)["mesh_digest"] = "0000000000000001";
+  });
+  const CommandResult content = compare_files(spec, other_content);
+  EXPECT_EQ(content.exit_code, 1) << content.output;
+  EXPECT_TRUE(contains(content.output,
+                       "MISSING (NEW's mesh 'tet:3:rcm' is another mesh: the same counts, other "
+                       "content (mesh_digest))"))
+      << content.output;
+  const std::string other_counts = edited_copy(folder, old_file, "other-counts.json", [&](ordered_json& runs) {
+    runs.at(0)["mesh"] = spec_run.at("mesh");
+    runs.at(0)["n_edges"] = spec_run.at("n_edges").get<std::int64_t>() + 1;
+  });
+  const CommandResult counts = compare_files(old_spec, other_counts);
+  EXPECT_EQ(counts.exit_code, 1) << counts.output;
+  const auto n_edges = spec_run.at("n_edges").get<std::int64_t>();
+  EXPECT_TRUE(
+      contains(counts.output, fmt::format("MISSING (NEW's mesh 'tet:3:rcm' is another mesh: n_edges {} in BASE, "
+                                          "{} in NEW)",
+                                          n_edges, n_edges + 1)))
+      << counts.output;
+  EXPECT_TRUE(contains(counts.output, fmt::format("new (BASE's mesh 'tet:3:rcm' is another mesh: n_edges {} in NEW, "
+                                                  "{} in BASE)",
+                                                  n_edges + 1, n_edges)))
+      << counts.output;
+}
+
+TEST(CompareCaseKey, RanksArePartOfTheKeyAndTheVerdictSaysSo) {
+  ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
+  const TempDir folder;
+  const std::string two_ranks = edited_results(folder, "two-ranks.json", [](ordered_json& runs) {
+    runs.at(0)["ranks"] = 2;
+    runs.erase(runs.begin() + 1, runs.end());
+  });
+  const CommandResult result = compare_files(ci_sweep().json, two_ranks);
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_TRUE(contains(result.output, "MISSING (differs only in ranks: NEW ran it on 2 ranks)")) << result.output;
+  EXPECT_TRUE(contains(result.output, "ranks=2")) << result.output;
+  EXPECT_TRUE(contains(result.output, "new (differs only in ranks: BASE ran it on 1 rank)")) << result.output;
+}
+
+TEST(CompareCaseKey, ManyRanksRecordTheDigestOfOneProcess) {
+  if (!test::mpi_unavailable_reason().empty()) GTEST_SKIP() << test::mpi_unavailable_reason();
+  const TempDir folder;
+  // A partitioned file, read by slices on each rank.
+  const std::string mesh = folder.file("box.h5"), partitioned = folder.file("box-2.h5");
+  ASSERT_EQ(run_fluxjac(fmt::format("mesh gen -q --kind mixed --n 3 -o {}", shell_quoted(mesh))).exit_code, 0);
+  const CommandResult partition =
+      run_fluxjac(fmt::format("mesh partition {} --parts 2 -o {}", shell_quoted(mesh), shell_quoted(partitioned)));
+  ASSERT_EQ(partition.exit_code, 0) << partition.output;
+  const std::string one = bench_results(folder, "one", partitioned);
+  const std::string two = bench_results(folder, "two", partitioned, 2);
+  EXPECT_EQ(read_json(one).at("runs").at(0).at("mesh_digest"), read_json(two).at("runs").at(0).at("mesh_digest"));
+  EXPECT_EQ(read_json(two).at("runs").at(0).at("ranks"), 2);
+  const CommandResult result = compare_files(one, two);
+  EXPECT_TRUE(contains(result.output, "(differs only in ranks: NEW ran it on 2 ranks)")) << result.output;
+  // A mesh partitioned by METIS on rank 0 and sent to the ranks.
+  if (metis_available()) {
+    EXPECT_EQ(read_json(bench_results(folder, "metis-one", mesh)).at("runs").at(0).at("mesh_digest"),
+              read_json(bench_results(folder, "metis-two", mesh, 2)).at("runs").at(0).at("mesh_digest"));
+  }
+}
+
+TEST(CompareCaseKey, AFileThatRepeatsACaseIsRefusedNamingTheRuns) {
+  ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
+  const TempDir folder;
+  // Two sweeps merged: the second run of a case 100 times slower. Were BASE to keep the first run of a key and
+  // NEW the last, the file would regress against itself.
+  const std::string merged = edited_results(folder, "merged.json", [](ordered_json& runs) {
+    ordered_json again = runs.at(2);
+    again.at("assembly_ms")["median"] = again.at("assembly_ms").at("median").get<double>() * 100;
+    runs.push_back(again);
+  });
+  const std::string message =
+      merged + ": the same case more than once: runs[2] and runs[4] (tet:3:random reference full)";
+  expect_rejected(compare_files(merged, merged), message);
+  expect_rejected(compare_files(ci_sweep().json, merged), message);
+  expect_rejected(compare_files(merged, ci_sweep().json), message);
+
+  // One mesh named twice in a sweep (its spec and its cached file) is one case twice as well.
+  const std::string cached = cached_mesh_file(ci_sweep().folder, "tet-3-random-seed1.h5");
+  const std::string named_twice = edited_results(folder, "named-twice.json", [&](ordered_json& runs) {
+    ordered_json again = runs.at(2);
+    again["mesh"] = cached;
+    runs.push_back(again);
+    runs.push_back(runs.at(0));
+  });
+  const CommandResult twice = compare_files(named_twice, ci_sweep().json);
+  expect_rejected(twice, "runs[2] and runs[4] (" + cached + " reference full); runs[0] and runs[5]");
+}
+
+TEST(CompareResults, ControlCharactersFromTheFilesAreEscaped) {
+  const TempDir folder;
+  // An escape sequence, a line break and a C1 CSI in the mesh name and the reason, a device name with a tab.
+  const std::string text = R"({"schema": "fluxjac-bench", "device": {"name": "GPU\tX"}, "runs": [
+  {"mesh": "box\u001b[31m\nred.h5", "variant": "hd", "mode": "full", "status": "skipped",
+   "reason": "no \u009b2J CUDA device\r"}]})";
+  const CommandResult result = compare_file_holding(folder, text);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_FALSE(contains(result.output, "\x1b")) << result.output;
+  EXPECT_FALSE(contains(result.output, "\xc2\x9b")) << result.output;
+  EXPECT_FALSE(contains(result.output, "\r")) << result.output;
+  EXPECT_FALSE(contains(result.output, "\t")) << result.output;
+  EXPECT_TRUE(contains(result.output, R"(box\x1b[31m\nred.h5 hd full)")) << result.output;
+  EXPECT_TRUE(contains(result.output, R"((skipped: no \u009b2J CUDA device\r))")) << result.output;
+  EXPECT_TRUE(contains(result.output, R"(GPU\tX)")) << result.output;
+  // Two header lines, the note on the missing digest, a blank, the heading, one case, a blank, the summary.
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 8) << result.output;
+  EXPECT_TRUE(contains(result.output,
+                       "1 of 1 run has no \"mesh_digest\" (written by an older fluxjac or by hand): "
+                       "matched by the mesh's name (no counts recorded)"))
+      << result.output;
+
+  // An error line naming the same text stays one line.
+  const std::string twice = R"({"schema": "fluxjac-bench", "runs": [
+  {"mesh": "box\u001b[2J\n.h5", "variant": "hd", "mode": "full", "status": "skipped"},
+  {"mesh": "box\u001b[2J\n.h5", "variant": "hd", "mode": "full", "status": "skipped"}]})";
+  const CommandResult refused = compare_file_holding(folder, twice);
+  expect_rejected(refused, R"(runs[0] and runs[1] (box\x1b[2J\n.h5 hd full))");
+  EXPECT_FALSE(contains(refused.output, "\x1b")) << refused.output;
+}
+
+TEST(CompareResults, TerminalTextEscapesWhatATerminalWouldObey) {
+  EXPECT_EQ(terminal_text("mixed:100:rcm"), "mixed:100:rcm");
+  EXPECT_EQ(terminal_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82")
+      << "UTF-8 text stays readable";
+  EXPECT_EQ(terminal_text("a\tb\nc\rd\\e"), R"(a\tb\nc\rd\\e)");
+  EXPECT_EQ(terminal_text(std::string("\x1b[31m\x07\x7f", 7) + std::string(1, '\0')), R"(\x1b[31m\x07\x7f\x00)");
+  EXPECT_EQ(terminal_text("\xc2\x9b"
+                          "2J \xc2\x85"),
+            R"(\u009b2J \u0085)")
+      << "C1 controls";
+  EXPECT_EQ(terminal_text("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
+  EXPECT_EQ(terminal_text("\xff\xfe"), R"(\xff\xfe)");
+  EXPECT_EQ(terminal_text("\xe2\x82"), R"(\xe2\x82)") << "a sequence cut short";
+  EXPECT_EQ(terminal_text("\xc0\xaf"), R"(\xc0\xaf)") << "an overlong form";
+  EXPECT_EQ(terminal_text("\xed\xa0\x80"), R"(\xed\xa0\x80)") << "a surrogate";
+  EXPECT_EQ(terminal_text("\xf4\x90\x80\x80"), R"(\xf4\x90\x80\x80)") << "above U+10FFFF";
+}
+
+// ---- the mesh digest: the identity of a mesh in result files ----------------------------------------------
+
+TEST(MeshDigest, FollowsTheContentNotTheOrderOfTheEdgesOrTheirSplit) {
+  const EdgeMesh mesh = test::generate_mesh("mixed", 3, "rcm").mesh;
+  const std::uint64_t digest = mesh_digest(mesh);
+  EXPECT_EQ(digest_text(digest).size(), 16u);
+  EXPECT_EQ(digest_text(0x00000000000000abULL), "00000000000000ab");
+
+  // The edges in reverse order: the same mesh.
+  EdgeMesh reversed = mesh;
+  const edge_index n = mesh.n_edges();
+  for (edge_index e = 0; e < n; ++e) {
+    const edge_index from = n - 1 - e;
+    reversed.edges[2 * e] = mesh.edges[2 * from];
+    reversed.edges[2 * e + 1] = mesh.edges[2 * from + 1];
+    for (int axis = 0; axis < 3; ++axis) reversed.normals[3 * e + axis] = mesh.normals[3 * from + axis];
+    reversed.areas[e] = mesh.areas[from];
+  }
+  EXPECT_EQ(mesh_digest(reversed), digest);
+
+  // Two parts, as two ranks add them: the digest of the whole.
+  MeshDigest first, second;
+  for (edge_index e = 0; e < n; ++e) (e < n / 3 ? first : second).add_edge(mesh, e, mesh.left(e), mesh.right(e));
+  MeshDigest whole;
+  whole.add_part(first.sum());
+  whole.add_part(second.sum());
+  EXPECT_EQ(whole.value(mesh.n_nodes, n), digest);
+
+  // Any change of the content is another mesh.
+  EdgeMesh flipped = mesh;
+  std::swap(flipped.edges[0], flipped.edges[1]);
+  EXPECT_NE(mesh_digest(flipped), digest) << "an edge's direction";
+  EdgeMesh area = mesh;
+  area.areas[n / 2] = std::nextafter(area.areas[n / 2], 2.0 * area.areas[n / 2]);
+  EXPECT_NE(mesh_digest(area), digest) << "the last bit of an area";
+  EdgeMesh normal = mesh;
+  normal.normals[3 * (n - 1) + 2] = -normal.normals[3 * (n - 1) + 2];
+  EXPECT_NE(mesh_digest(normal), digest) << "a normal";
+  EdgeMesh more_nodes = mesh;
+  ++more_nodes.n_nodes;
+  EXPECT_NE(mesh_digest(more_nodes), digest) << "an isolated node more";
+}
+
 // ---- the result model: one record, three printers, read back by compare ----------------------------------
 
 /// \brief A GPU case that ran and validated, one that was skipped, and a CPU reference case.
 std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   RunRecord gpu;
-  gpu.mesh = {"mixed:100:rcm", "/cache/mixed-100-rcm-seed1.h5", "rcm", 1030301, 5580300, 11160600, 9368, 4397.8};
-  gpu.variant = "hd";
-  gpu.backend = "cuda";
-  gpu.mode = "full";
-  gpu.assembly = "node";
-  gpu.threads_per_edge = 2;
-  gpu.threads_per_side = 1;
+  gpu.mesh = {"mixed:100:rcm",      "/cache/mixed-100-rcm-seed1.h5", "rcm", 1030301, 5580300, 11160600, 9368, 4397.8,
+              0x0123456789abcdefULL};
+  gpu.variant = *Registry::instance().find("hd");
+  gpu.mode = AssemblyMode::kFull;
+  gpu.assembly = AssemblyStrategy::kNode;
   gpu.warmup = 1;
   gpu.reps = 3;
   gpu.assembly_ms = Stats::of({2.5, 2.4, 2.6});
@@ -563,7 +821,7 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   finish_record(gpu, device);
 
   RunRecord skipped = gpu;
-  skipped.assembly = "edge";
+  skipped.assembly = AssemblyStrategy::kEdge;
   skipped.edges_per_block_requested = 4096;
   skipped.status = CaseStatus::kSkipped;
   skipped.reason = "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit";
@@ -571,10 +829,8 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   skipped.validated = false;
 
   RunRecord cpu = gpu;
-  cpu.variant = "reference";
-  cpu.backend = "cpu";
-  cpu.assembly.clear();
-  cpu.threads_per_edge = cpu.threads_per_side = 0;
+  cpu.variant = *Registry::instance().find("reference");
+  cpu.assembly.reset();
   cpu.resources.reset();
   cpu.comparison.aoff_error = std::nan("");  // written as null
   cpu.roofline_fraction = 0.0;
@@ -599,6 +855,45 @@ DeviceCeilings sample_device() {
   return device;
 }
 
+/// \brief The sample records and a case of two ranks in a strong-scaling sweep.
+std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
+  std::vector<RunRecord> records = sample_records(device);
+  RunRecord ranks = records[0];
+  ranks.assembly_ms = Stats::of({1.3, 1.25, 1.4});
+  ranks.zero_ms = Stats::of({0.005, 0.006});
+  ranks.parallel.ranks = 2;
+  ranks.parallel.halo_ms = Stats::of({0.03, 0.02, 0.04});
+  ranks.parallel.rank_assembly_ms = Spread::of({1.3, 1.2, 1.25});
+  ranks.parallel.halo_transport = "MPI";
+  ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001};
+  ranks.parallel.scaling = "strong";
+  ranks.parallel.efficiency = 0.96;
+  ranks.parallel.efficiency_with_halo = 0.94;
+  finish_record(ranks, device);
+  records.push_back(ranks);
+  return records;
+}
+
+/// The runs of golden_records as format_json writes them: the result files are a contract (docs/bench-json.md),
+/// so a change of these bytes is a change of the schema.
+const char* const kGoldenRuns = R"golden(
+  "runs": [
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1813877444.0, "model_flops": 9821328000.0, "gb_per_s": 725.5509776, "gflop_per_s": 3928.5312, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "edge", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 4096, "warmup": 1, "reps": 3, "status": "skipped", "reason": "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit", "assembly_ms": null, "zero_ms": null, "ns_per_edge": null, "model_bytes": 1837246840.0, "model_flops": 10100343000.0, "gb_per_s": null, "gflop_per_s": null, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": null, "resources": null, "validation": null, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "reference", "backend": "cpu", "mode": "full", "assembly": null, "threads_per_edge": 1, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1881889240.0, "model_flops": 14748732900.0, "gb_per_s": 752.755696, "gflop_per_s": 5899.49316, "roofline_fraction": null, "time_relative_to_hd": 1.0, "resources": null, "validation": {"adiag_error": 9.5e-16, "aoff_error": null, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "mode": "full", "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 1.25, "median": 1.3, "max": 1.4}, "zero_ms": {"min": 0.005, "median": 0.0055, "max": 0.006}, "ns_per_edge": 0.23296238553482793, "model_bytes": 906938600.0, "model_flops": 4910664000.0, "gb_per_s": 697.6450769230768, "gflop_per_s": 3777.4338461538455, "roofline_fraction": 0.23254835897435897, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "same_pattern": true, "passed": true}, "ranks": 2, "parallel": {"halo_ms": {"min": 0.02, "median": 0.03, "max": 0.04}, "halo_transport": "MPI", "rank_assembly_ms": {"min": 1.2, "mean": 1.25, "max": 1.3}, "ns_per_edge_per_gpu": 0.46592477106965585, "partition": {"source": "file partition", "edge_cut": 10201, "ghosts_min": 5100, "ghosts_max": 5101, "ghosts_total": 10201, "edge_imbalance": 1.0004, "node_imbalance": 1.00001}, "scaling": "strong", "efficiency": 0.96, "efficiency_with_halo": 0.94}}
+  ]
+}
+)golden";
+
+TEST(ResultModel, RecordsAreWrittenAsTheGoldenRuns) {
+  const DeviceCeilings device = sample_device();
+  const std::string text = format_json(golden_records(device), device);
+  const std::size_t runs = text.find("\n  \"runs\": [");
+  ASSERT_NE(runs, std::string::npos) << text;
+  EXPECT_EQ(text.substr(runs), kGoldenRuns);
+}
+
 TEST(ResultModel, RecordsRoundTripThroughJsonIntoCompare) {
   const DeviceCeilings device = sample_device();
   const std::vector<RunRecord> records = sample_records(device);
@@ -612,6 +907,9 @@ TEST(ResultModel, RecordsRoundTripThroughJsonIntoCompare) {
   ASSERT_EQ(file.runs.size(), 3u);
   const ResultRun& gpu = file.runs[0];
   EXPECT_EQ(gpu.key(), "mixed:100:rcm hd full node epb=default");
+  EXPECT_EQ(gpu.mesh.digest, records[0].mesh.digest) << "16 hexadecimal digits, read back";
+  ASSERT_TRUE(gpu.mesh.figures.has_value());
+  EXPECT_EQ(gpu.mesh.figures->n_offdiag_blocks, 11160600);
   EXPECT_EQ(gpu.status, "ok");
   ASSERT_TRUE(gpu.median_ms.has_value());
   EXPECT_EQ(*gpu.median_ms, records[0].assembly_ms.median) << "doubles are written to round-trip exactly";
@@ -653,6 +951,7 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "n_offdiag_blocks",
                                            "ordering_bandwidth",
                                            "mean_edge_span",
+                                           "mesh_digest",
                                            "variant",
                                            "backend",
                                            "mode",
@@ -797,7 +1096,7 @@ TEST(ResultModel, NamesThatAreNotUtf8AreWrittenNotThrownOn) {
   const std::string path = folder.file("results.json");
   write_text_output(path, format_json(records, device));
   const ResultFile file = read_result_file(path);
-  EXPECT_EQ(file.runs[0].mesh, "caf\xef\xbf\xbd.h5") << "the byte becomes U+FFFD";
+  EXPECT_EQ(file.runs[0].mesh.name, "caf\xef\xbf\xbd.h5") << "the byte becomes U+FFFD";
 }
 
 // ---- units: generator specs ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -29,18 +30,19 @@ std::string printable(const std::string& text) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string read_whole_file(const std::string& path) {
+/// The file at `path`; errors name it as `shown` (the path with its control characters escaped).
+std::string read_whole_file(const std::string& path, const std::string& shown) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (status.type() == std::filesystem::file_type::not_found)
-    fail(ExitCode::kInvalidInput, "{}: no such result file", path);
-  if (error) fail(ExitCode::kInvalidInput, "{}: {}", path, error.message());
+    fail(ExitCode::kInvalidInput, "{}: no such result file", shown);
+  if (error) fail(ExitCode::kInvalidInput, "{}: {}", shown, error.message());
   // Checked before opening: reading a FIFO would wait for a writer, a directory reads as empty.
-  if (!std::filesystem::is_regular_file(status)) fail(ExitCode::kInvalidInput, "{} is not a regular file", path);
+  if (!std::filesystem::is_regular_file(status)) fail(ExitCode::kInvalidInput, "{} is not a regular file", shown);
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  if (!in) fail(ExitCode::kInvalidInput, "{}: could not read the file", path);
+  if (!in) fail(ExitCode::kInvalidInput, "{}: could not read the file", shown);
   return text.str();
 }
 
@@ -228,13 +230,37 @@ std::string run_status(const Members& run) {
        printable(status));
 }
 
+/// The "mesh_digest" of a run: 16 hexadecimal digits.
+std::optional<std::uint64_t> mesh_digest_of(const Members& run) {
+  const std::optional<std::string> text = run.text("mesh_digest");
+  if (!text) return std::nullopt;
+  if (text->size() != 16 || text->find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    fail(ExitCode::kInvalidInput, "{}: \"mesh_digest\" is '{}', expected 16 hexadecimal digits", run.where(),
+         printable(*text));
+  return std::stoull(*text, nullptr, 16);
+}
+
+MeshIdentity mesh_identity(const Members& run) {
+  MeshIdentity mesh;
+  mesh.name = run.required_text("mesh");
+  const std::optional<std::int64_t> n_nodes = run.whole_number("n_nodes", 0, INT64_MAX);
+  const std::optional<std::int64_t> n_edges = run.whole_number("n_edges", 0, INT64_MAX);
+  const std::optional<std::int64_t> blocks = run.whole_number("n_offdiag_blocks", 0, INT64_MAX);
+  const std::optional<std::int64_t> bandwidth = run.whole_number("ordering_bandwidth", 0, INT64_MAX);
+  const std::optional<double> span = run.number("mean_edge_span");
+  if (n_nodes && n_edges && blocks && bandwidth && span)
+    mesh.figures = MeshIdentity::Figures{*n_nodes, *n_edges, *blocks, *bandwidth, *span};
+  mesh.digest = mesh_digest_of(run);
+  return mesh;
+}
+
 ResultRun parse_run(const json& value, const std::string& file, std::size_t index) {
   const std::string path = fmt::format("runs[{}]", index);
   if (!value.is_object())
     fail(ExitCode::kInvalidInput, "{}: {} is {}, expected an object", file, path, type_name(value));
   const Members run(value, file, path);
   ResultRun r;
-  r.mesh = run.required_text("mesh");
+  r.mesh = mesh_identity(run);
   r.variant = run.required_text("variant");
   r.mode = run.required_text("mode");
   r.assembly = run.text("assembly").value_or("");
@@ -291,10 +317,133 @@ void classify(const ResultRun& before, const ResultRun& after, const CompareOpti
       c.change == Change::kNoLongerRuns || c.change == Change::kValidationFailed || c.change == Change::kSlower;
 }
 
+/// What a case is besides its mesh: variant, mode, assembly, edges per block as requested, and ranks.
+using CaseSetup = std::tuple<std::string, std::string, std::string, int, int>;
+
+CaseSetup setup_of(const ResultRun& r) { return {r.variant, r.mode, r.assembly, r.edges_per_block_requested, r.ranks}; }
+
+/// Whether two runs differ in their ranks only.
+bool differ_in_ranks_only(const ResultRun& a, const ResultRun& b) {
+  return a.ranks != b.ranks && a.variant == b.variant && a.mode == b.mode && a.assembly == b.assembly &&
+         a.edges_per_block_requested == b.edges_per_block_requested && same_mesh(a.mesh, b.mesh);
+}
+
+/// How two meshes of one name differ, the first in file `mine_in`, the other in `theirs_in`: the first figure that
+/// differs, else their content.
+std::string mesh_difference(const MeshIdentity& mine, const MeshIdentity& theirs, const char* mine_in,
+                            const char* theirs_in) {
+  if (mine.figures && theirs.figures) {
+    const MeshIdentity::Figures &a = *mine.figures, &b = *theirs.figures;
+    for (const auto& [name, x, y] :
+         {std::tuple<const char*, std::int64_t, std::int64_t>{"n_nodes", a.n_nodes, b.n_nodes},
+          {"n_edges", a.n_edges, b.n_edges},
+          {"n_offdiag_blocks", a.n_offdiag_blocks, b.n_offdiag_blocks},
+          {"ordering_bandwidth", a.ordering_bandwidth, b.ordering_bandwidth}})
+      if (x != y) return fmt::format("{} {} in {}, {} in {}", name, x, mine_in, y, theirs_in);
+    if (mine.digest && theirs.digest) return "the same counts, other content (mesh_digest)";
+    return fmt::format("mean_edge_span {} in {}, {} in {}", a.mean_edge_span, mine_in, b.mean_edge_span, theirs_in);
+  }
+  return "other content (mesh_digest)";
+}
+
+/// \brief Why `run` of file `mine` ("BASE" or "NEW") has no match among the `others` of the other file, where a run
+/// there is the same case but for one part of the key; empty when none is.
+std::string nearest_case(const ResultRun& run, const std::vector<const ResultRun*>& others, const char* mine) {
+  const char* const other = std::string(mine) == "BASE" ? "NEW" : "BASE";
+  std::vector<int> ranks;
+  for (const ResultRun* candidate : others)
+    if (differ_in_ranks_only(run, *candidate)) ranks.push_back(candidate->ranks);
+  if (!ranks.empty()) {
+    std::sort(ranks.begin(), ranks.end());
+    std::string counts;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      counts += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+    return fmt::format("differs only in ranks: {} ran it on {} rank{}", other, counts,
+                       ranks.size() == 1 && ranks[0] == 1 ? "" : "s");
+  }
+  for (const ResultRun* candidate : others)
+    if (setup_of(*candidate) == setup_of(run) && candidate->mesh.name == run.mesh.name &&
+        !same_mesh(run.mesh, candidate->mesh))
+      return fmt::format("{}'s mesh '{}' is another mesh: {}", other, run.mesh.name,
+                         mesh_difference(run.mesh, candidate->mesh, mine, other));
+  return {};
+}
+
+/// The note on a file whose runs lack mesh digests: how their meshes are matched instead.
+std::optional<std::string> evidence_note(const ResultFile& file) {
+  std::size_t by_figures = 0, by_name = 0;
+  for (const ResultRun& run : file.runs)
+    if (!run.mesh.digest) ++(run.mesh.figures ? by_figures : by_name);
+  if (by_figures + by_name == 0) return std::nullopt;
+  const char* const figures = "their counts and ordering figures";
+  const char* const name = "the mesh's name (no counts recorded)";
+  const std::string how = by_name == 0 ? std::string(figures)
+                          : by_figures == 0
+                              ? std::string(name)
+                              : fmt::format("{} ({} runs), else {} ({} runs)", figures, by_figures, name, by_name);
+  return fmt::format("{}: {} of {} run{} no \"mesh_digest\" (written by an older fluxjac or by hand): matched by {}",
+                     file.path, by_figures + by_name, file.runs.size(), file.runs.size() == 1 ? " has" : "s have", how);
+}
+
+/// Refuses a file that holds one case more than once, naming the runs (the first three repeats, and how many more).
+void refuse_repeated_cases(const std::vector<ResultRun>& runs, const std::string& shown) {
+  std::map<CaseSetup, std::vector<std::size_t>> by_setup;
+  std::vector<std::string> repeats;
+  for (std::size_t j = 0; j < runs.size(); ++j) {
+    std::vector<std::size_t>& earlier = by_setup[setup_of(runs[j])];
+    const auto first = std::find_if(earlier.begin(), earlier.end(),
+                                    [&](std::size_t i) { return same_mesh(runs[i].mesh, runs[j].mesh); });
+    if (first != earlier.end())
+      repeats.push_back(fmt::format("runs[{}] and runs[{}] ({})", *first, j, terminal_text(runs[j].key())));
+    earlier.push_back(j);
+  }
+  if (repeats.empty()) return;
+  std::string named;
+  for (std::size_t k = 0; k < std::min<std::size_t>(repeats.size(), 3); ++k) named += (k == 0 ? "" : "; ") + repeats[k];
+  if (repeats.size() > 3) named += fmt::format("; and {} more", repeats.size() - 3);
+  fail(ExitCode::kInvalidInput,
+       "{}: the same case more than once: {}. A result file holds each case once (docs/bench-json.md, \"The case "
+       "key\"): compare the sweeps' files one by one, or keep one run of each case",
+       shown, named);
+}
+
+std::string with_detail(std::string detail, const std::string& more) {
+  if (more.empty()) return detail;
+  return detail.empty() ? more : detail + "; " + more;
+}
+
 }  // namespace
 
+MeshEvidence mesh_evidence(const MeshIdentity& a, const MeshIdentity& b) {
+  if (a.digest && b.digest) return MeshEvidence::kDigest;
+  if (a.figures && b.figures) return MeshEvidence::kFigures;
+  return MeshEvidence::kName;
+}
+
+bool same_mesh(const MeshIdentity& a, const MeshIdentity& b) {
+  switch (mesh_evidence(a, b)) {
+    case MeshEvidence::kDigest:
+      return *a.digest == *b.digest;
+    case MeshEvidence::kFigures: {
+      const MeshIdentity::Figures &x = *a.figures, &y = *b.figures;
+      // The mean span is a sum over ranks on many ranks: its last bits depend on how the mesh was split.
+      return x.n_nodes == y.n_nodes && x.n_edges == y.n_edges && x.n_offdiag_blocks == y.n_offdiag_blocks &&
+             x.ordering_bandwidth == y.ordering_bandwidth &&
+             std::abs(x.mean_edge_span - y.mean_edge_span) <=
+                 1e-9 * std::max(std::abs(x.mean_edge_span), std::abs(y.mean_edge_span));
+    }
+    case MeshEvidence::kName:
+      return a.name == b.name;
+  }
+  return false;
+}
+
+bool same_case(const ResultRun& a, const ResultRun& b) {
+  return setup_of(a) == setup_of(b) && same_mesh(a.mesh, b.mesh);
+}
+
 std::string ResultRun::key() const {
-  std::string key = fmt::format("{} {} {}", mesh, variant, mode);
+  std::string key = fmt::format("{} {} {}", mesh.name, variant, mode);
   if (!assembly.empty())
     key += fmt::format(" {} epb={}", assembly,
                        edges_per_block_requested > 0 ? std::to_string(edges_per_block_requested) : "default");
@@ -303,18 +452,19 @@ std::string ResultRun::key() const {
 }
 
 ResultFile read_result_file(const std::string& path) {
-  const json root = parse_document(read_whole_file(path), path);
+  const std::string shown = terminal_text(path);
+  const json root = parse_document(read_whole_file(path, shown), shown);
   if (!root.is_object())
-    fail(ExitCode::kInvalidInput, "{}: not a fluxjac result file (the top level is {}, not an object)", path,
+    fail(ExitCode::kInvalidInput, "{}: not a fluxjac result file (the top level is {}, not an object)", shown,
          type_name(root));
-  const Members top(root, path, "");
+  const Members top(root, shown, "");
   const std::string schema = top.text("schema").value_or(kResultSchema);
   if (schema != kResultSchema)
-    fail(ExitCode::kInvalidInput, "{}: schema '{}' is not a fluxjac result file (expected {})", path, printable(schema),
-         kResultSchema);
+    fail(ExitCode::kInvalidInput, "{}: schema '{}' is not a fluxjac result file (expected {})", shown,
+         printable(schema), kResultSchema);
   const std::int64_t version = top.whole_number("schema_version", 1, INT_MAX).value_or(1);
   if (version > kResultSchemaVersion)
-    fail(ExitCode::kInvalidInput, "{}: schema version {} is newer than this fluxjac reads ({}): update fluxjac", path,
+    fail(ExitCode::kInvalidInput, "{}: schema version {} is newer than this fluxjac reads ({}): update fluxjac", shown,
          version, kResultSchemaVersion);
   const json& runs = top.required_array("runs");
 
@@ -325,7 +475,8 @@ ResultFile read_result_file(const std::string& path) {
   if (const std::optional<Members> build = top.object("fluxjac"))
     file.build =
         fmt::format("fluxjac {} ({})", build->text("version").value_or("?"), build->text("git_revision").value_or("?"));
-  for (std::size_t i = 0; i < runs.size(); ++i) file.runs.push_back(parse_run(runs[i], path, i));
+  for (std::size_t i = 0; i < runs.size(); ++i) file.runs.push_back(parse_run(runs[i], shown, i));
+  refuse_repeated_cases(file.runs, shown);
   return file;
 }
 
@@ -360,35 +511,57 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
   if (base.device != candidate.device)
     report.warnings.push_back(fmt::format("the files come from different devices ({} and {}): times may not compare",
                                           base.device, candidate.device));
-  // A key seen twice in one file (a mesh listed twice) keeps its last run.
-  std::map<std::string, const ResultRun*> after_by_key;
-  for (const ResultRun& run : candidate.runs) after_by_key[run.key()] = &run;
-  std::map<std::string, bool> seen;
-  for (const ResultRun& before : base.runs) {
-    const std::string key = before.key();
-    if (seen[key]) continue;
-    seen[key] = true;
+  for (const ResultFile* file : {&base, &candidate}) {
+    const std::optional<std::string> note = evidence_note(*file);
+    if (note && std::find(report.notes.begin(), report.notes.end(), *note) == report.notes.end())
+      report.notes.push_back(*note);
+  }
+
+  // Each run of NEW answers at most one run of BASE (read_result_file refuses files that repeat a case).
+  std::map<CaseSetup, std::vector<std::size_t>> new_by_setup;
+  for (std::size_t j = 0; j < candidate.runs.size(); ++j) new_by_setup[setup_of(candidate.runs[j])].push_back(j);
+  std::vector<bool> answered(candidate.runs.size(), false);
+  std::vector<std::optional<std::size_t>> match(base.runs.size());
+  for (std::size_t i = 0; i < base.runs.size(); ++i) {
+    const auto bucket = new_by_setup.find(setup_of(base.runs[i]));
+    if (bucket == new_by_setup.end()) continue;
+    for (const std::size_t j : bucket->second)
+      if (!answered[j] && same_mesh(base.runs[i].mesh, candidate.runs[j].mesh)) {
+        match[i] = j;
+        answered[j] = true;
+        break;
+      }
+  }
+  std::vector<const ResultRun*> base_unmatched, new_unmatched;
+  for (std::size_t i = 0; i < base.runs.size(); ++i)
+    if (!match[i]) base_unmatched.push_back(&base.runs[i]);
+  for (std::size_t j = 0; j < candidate.runs.size(); ++j)
+    if (!answered[j]) new_unmatched.push_back(&candidate.runs[j]);
+
+  for (std::size_t i = 0; i < base.runs.size(); ++i) {
+    const ResultRun& before = base.runs[i];
     CaseChange c;
-    c.key = key;
+    c.key = before.key();
     c.base_ms = before.median_ms;
-    const auto found = after_by_key.find(key);
-    if (found == after_by_key.end()) {
+    if (!match[i]) {
       c.change = Change::kMissing;
       c.regression = !options.allow_missing && before.status == "ok";
+      c.detail = nearest_case(before, new_unmatched, "BASE");
     } else {
-      c.new_ms = found->second->median_ms;
-      classify(before, *found->second, options, c);
+      const ResultRun& after = candidate.runs[*match[i]];
+      c.new_ms = after.median_ms;
+      classify(before, after, options, c);
+      if (after.mesh.name != before.mesh.name)
+        c.detail = with_detail(c.detail, fmt::format("NEW names the mesh '{}'", after.mesh.name));
     }
     report.cases.push_back(c);
   }
-  for (const ResultRun& after : candidate.runs) {
-    const std::string key = after.key();
-    if (seen[key]) continue;
-    seen[key] = true;
+  for (const ResultRun* after : new_unmatched) {
     CaseChange c;
-    c.key = key;
+    c.key = after->key();
     c.change = Change::kNew;
-    c.new_ms = after.median_ms;
+    c.new_ms = after->median_ms;
+    c.detail = nearest_case(*after, base_unmatched, "NEW");
     report.cases.push_back(c);
   }
   for (const CaseChange& c : report.cases) report.regressions += c.regression ? 1 : 0;
@@ -397,27 +570,94 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
 
 std::string format_comparison(const ResultFile& base, const ResultFile& candidate, const ComparisonReport& report,
                               const CompareOptions& options, bool changes_only) {
-  std::string out = fmt::format("base: {} — {}, {}\nnew:  {} — {}, {}\n", base.path, base.device, base.build,
-                                candidate.path, candidate.device, candidate.build);
-  for (const std::string& warning : report.warnings) out += "warning: " + warning + "\n";
+  const auto origin = [](const ResultFile& file) {
+    return terminal_text(file.path) + " — " + terminal_text(file.device) +
+           (file.build.empty() ? "" : ", " + terminal_text(file.build));
+  };
+  std::string out = fmt::format("base: {}\nnew:  {}\n", origin(base), origin(candidate));
+  for (const std::string& warning : report.warnings) out += "warning: " + terminal_text(warning) + "\n";
+  for (const std::string& note : report.notes) out += "note: " + terminal_text(note) + "\n";
+  std::vector<std::string> keys;
   std::size_t width = 4;
-  for (const CaseChange& c : report.cases) width = std::max(width, c.key.size());
+  for (const CaseChange& c : report.cases) {
+    keys.push_back(terminal_text(c.key));
+    width = std::max(width, keys.back().size());
+  }
   out += fmt::format("\n{:<{}} {:>11} {:>11} {:>8}  {}\n", "case", width, "base ms", "new ms", "change", "verdict");
   std::map<Change, int> counts;
-  for (const CaseChange& c : report.cases) {
+  for (std::size_t k = 0; k < report.cases.size(); ++k) {
+    const CaseChange& c = report.cases[k];
     ++counts[c.change];
     if (changes_only && (c.change == Change::kSame)) continue;
     auto ms = [](const std::optional<double>& t) { return t ? fmt::format("{:.4f}", *t) : std::string("-"); };
     const std::string change =
         c.base_ms && c.new_ms && *c.base_ms > 0 ? fmt::format("{:+.1f}%", 100.0 * (*c.new_ms / *c.base_ms - 1.0)) : "-";
-    out += fmt::format("{:<{}} {:>11} {:>11} {:>8}  {}{}\n", c.key, width, ms(c.base_ms), ms(c.new_ms), change,
-                       to_string(c.change), c.detail.empty() ? "" : " (" + c.detail + ")");
+    out += fmt::format("{:<{}} {:>11} {:>11} {:>8}  {}{}\n", keys[k], width, ms(c.base_ms), ms(c.new_ms), change,
+                       to_string(c.change), c.detail.empty() ? "" : " (" + terminal_text(c.detail) + ")");
   }
   std::string summary;
   for (const auto& [change, n] : counts)
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, to_string(change));
   out += fmt::format("\n{} cases ({}); time tolerance {:.0f}%: {} regression{}\n", report.cases.size(), summary,
                      100.0 * options.time_tolerance, report.regressions, report.regressions == 1 ? "" : "s");
+  return out;
+}
+
+std::string terminal_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](std::size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        default:
+          out += c < 0x20 || c == 0x7F ? fmt::format("\\x{:02x}", c) : std::string(1, static_cast<char>(c));
+      }
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    }
+    bool valid = length > 0 && i + 1 < text.size() && byte(i + 1) >= low && byte(i + 1) <= high;
+    for (std::size_t k = 2; valid && k < length; ++k) valid = continuation(i + k);
+    if (!valid) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+      continue;
+    }
+    if (c == 0xC2 && byte(i + 1) <= 0x9F) {
+      out += fmt::format("\\u{:04x}", byte(i + 1));  // a C1 control character, such as U+009B (CSI)
+    } else {
+      out.append(text, i, length);
+    }
+    i += length;
+  }
   return out;
 }
 

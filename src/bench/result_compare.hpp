@@ -1,19 +1,43 @@
 // fluxjac — regression checks between two result files (`fluxjac compare BASE.json NEW.json`).
 //
-// Cases are matched by (mesh, variant, mode, assembly, edges per block as requested). A regression is a
-// validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or missing
-// in NEW, or a median time above BASE x (1 + time tolerance).
+// Cases are matched by their case key (docs/bench-json.md, "The case key"): the mesh itself (its content digest,
+// else its counts and ordering figures, else its name), the variant, the mode, the assembly strategy, the edges
+// per block as requested, and the ranks. A file that holds one case twice is refused. A regression is a
+// validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or missing in
+// NEW, or a median time above BASE x (1 + time tolerance).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace fluxjac {
 
+/// \brief What identifies the mesh of a run, from the strongest evidence to the weakest.
+struct MeshIdentity {
+  /// The counts and ordering figures every result file records (docs/bench-json.md, "Runs").
+  struct Figures {
+    std::int64_t n_nodes = 0, n_edges = 0, n_offdiag_blocks = 0, ordering_bandwidth = 0;
+    double mean_edge_span = 0.0;
+  };
+  std::string name;                     ///< as the sweep named it: a file path or a generator spec (shown)
+  std::optional<Figures> figures;       ///< absent when the run lacks any of them
+  std::optional<std::uint64_t> digest;  ///< "mesh_digest": the mesh's content; absent in files of older versions
+};
+
+/// How two runs' meshes are told apart: the strongest evidence both have.
+enum class MeshEvidence { kDigest, kFigures, kName };
+MeshEvidence mesh_evidence(const MeshIdentity& a, const MeshIdentity& b);
+
+/// \brief Whether two runs ran on the same mesh, by the strongest evidence both have: equal digests and counts;
+/// else equal counts and ordering figures (the mean edge span to 1e-9, relative); else equal names.
+bool same_mesh(const MeshIdentity& a, const MeshIdentity& b);
+
 /// \brief What compare reads of one run of a result file (docs/bench-json.md).
 struct ResultRun {
-  std::string mesh, variant, mode, assembly;
+  MeshIdentity mesh;
+  std::string variant, mode, assembly;
   int edges_per_block_requested = 0;
   int ranks = 1;              ///< MPI ranks (absent in files of one process: 1)
   std::string status = "ok";  ///< ok, skipped, failed
@@ -22,9 +46,14 @@ struct ResultRun {
   std::optional<bool> passed;       ///< absent when not validated
   double adiag_error = 0.0, aoff_error = 0.0;
 
-  /// \brief "mixed:100:rcm hd full node epb=16": the matching key, as people read it.
+  /// \brief "mixed:100:rcm hd full node epb=16 ranks=2": the case key as people read it (the mesh by its name;
+  /// ranks only above 1).
   std::string key() const;
 };
+
+/// \brief Whether two runs are the same case: the same mesh (same_mesh), variant, mode, assembly, edges per block
+/// as requested, and ranks.
+bool same_case(const ResultRun& a, const ResultRun& b);
 
 /// \brief A parsed result file.
 struct ResultFile {
@@ -35,7 +64,7 @@ struct ResultFile {
 };
 
 /// \brief Reads a result JSON file of `fluxjac bench --json` or `run --json`; Error(kInvalidInput) naming
-/// the file and what is wrong (or that it does not exist).
+/// the file and what is wrong (or that it does not exist), or naming the runs that repeat a case.
 ResultFile read_result_file(const std::string& path);
 
 /// How one case changed.
@@ -54,11 +83,11 @@ enum class Change {
 const char* to_string(Change change);
 
 struct CaseChange {
-  std::string key;
+  std::string key;  ///< ResultRun::key() of BASE's run (of NEW's for a new case)
   Change change = Change::kSame;
   bool regression = false;
   std::optional<double> base_ms, new_ms;
-  std::string detail;  ///< validation errors, skip reason
+  std::string detail;  ///< validation errors, skip reason, the mesh's name in NEW, the nearest case of the other file
 };
 
 struct CompareOptions {
@@ -69,14 +98,20 @@ struct CompareOptions {
 struct ComparisonReport {
   std::vector<CaseChange> cases;  ///< BASE order, then cases only NEW has
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  ///< how meshes were matched where a file lacks their digests
   int regressions = 0;
 };
 
 /// \brief Compares every case of `base` with the same case of `candidate`.
 ComparisonReport compare_results(const ResultFile& base, const ResultFile& candidate, const CompareOptions& options);
 
-/// \brief Table of the cases (all, or only those that changed) and a summary line.
+/// \brief Table of the cases (all, or only those that changed) and a summary line. Text from the files is shown
+/// with its control characters escaped (terminal_text).
 std::string format_comparison(const ResultFile& base, const ResultFile& candidate, const ComparisonReport& report,
                               const CompareOptions& options, bool changes_only);
+
+/// \brief Text as one line that a terminal shows as written: control characters (C0, DEL, C1), backslashes and
+/// bytes that are not UTF-8 become escapes (\n, \t, \r, \\, \xHH, \u009b); other UTF-8 stays as it is.
+std::string terminal_text(const std::string& text);
 
 }  // namespace fluxjac

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <numeric>
 
 #include <fmt/format.h>
 
 #include "mesh/edge_mesh_extras.hpp"
+#include "mesh/mesh_digest.hpp"
 #include "parallel/ghost_exchange.hpp"
 #include "parallel/owned_rows.hpp"
 #include "reference/reference.hpp"
@@ -16,21 +16,29 @@
 namespace fluxjac {
 namespace {
 
-/// The ordering figures of the whole mesh from the ranks' parts: each edge counted once, by the rank owning its L.
+/// The ordering figures and the digest of the whole mesh from the ranks' parts: each edge counted once, by the rank
+/// owning its L.
 void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, MeshSummary& summary) {
   const RankLayout& layout = prepared.layout;
   const std::vector<std::uint8_t> owned = layout.owned_mask();
   std::int64_t bandwidth = 0;
   double span_sum = 0.0;
+  MeshDigest digest;
   for (edge_index e = 0; e < prepared.mesh.n_edges(); ++e) {
     if (!owned[prepared.mesh.left(e)]) continue;
     const std::int64_t span =
         std::abs(layout.global_id(prepared.mesh.left(e)) - layout.global_id(prepared.mesh.right(e)));
     bandwidth = std::max(bandwidth, span);
     span_sum += static_cast<double>(span);
+    digest.add_edge(prepared.mesh, e, layout.global_id(prepared.mesh.left(e)),
+                    layout.global_id(prepared.mesh.right(e)));
   }
   summary.ordering_bandwidth = comm.max(bandwidth);
   summary.mean_edge_span = comm.sum(span_sum) / static_cast<double>(std::max<std::int64_t>(1, summary.n_edges));
+  MeshDigest whole;
+  for (const std::int64_t part : comm.all_gather(static_cast<std::int64_t>(digest.sum())))
+    whole.add_part(static_cast<std::uint64_t>(part));
+  summary.digest = whole.value(summary.n_nodes, summary.n_edges);
 }
 
 }  // namespace
@@ -108,17 +116,13 @@ std::unique_ptr<Variant> setup_variant(const std::string& name, const PreparedMe
 }
 
 RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
+  const VariantInfo* info = Registry::instance().find(request.variant);
+  if (!info) fail(ExitCode::kUsage, "unknown variant '{}'", request.variant);
   RunRecord record;
   record.mesh = mesh.summary;
-  record.variant = request.variant;
-  for (const VariantInfo& info : Registry::instance().list())
-    if (info.name == request.variant) {
-      record.backend = to_string(info.backend);
-      record.threads_per_edge = info.threads_per_edge;
-      record.threads_per_side = info.threads_per_side;
-      if (info.backend == Backend::kCuda) record.assembly = to_string(resolve_strategy(request.timing.strategy, info));
-    }
-  record.mode = to_string(request.timing.mode);
+  record.variant = *info;
+  if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.timing.strategy, *info);
+  record.mode = request.timing.mode;
   record.edges_per_block_requested = request.timing.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;
@@ -136,10 +140,7 @@ void gather_timings(const Communicator& comm, const TimingSamples& samples, RunR
   record.assembly_ms = Stats::of(comm.max(samples.assembly_ms));
   record.zero_ms = Stats::of(comm.max(samples.zero_ms));
   figures.halo_ms = Stats::of(comm.max(samples.halo_ms));
-  const std::vector<double> medians = comm.all_gather(Stats::of(samples.assembly_ms).median);
-  figures.rank_median_ms = {*std::min_element(medians.begin(), medians.end()),
-                            std::accumulate(medians.begin(), medians.end(), 0.0) / static_cast<double>(medians.size()),
-                            *std::max_element(medians.begin(), medians.end())};
+  figures.rank_assembly_ms = Spread::of(comm.all_gather(Stats::of(samples.assembly_ms).median));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "bench/build_info.hpp"
 #include "bench/work_model.hpp"
+#include "mesh/mesh_digest.hpp"
 
 namespace fluxjac {
 namespace {
@@ -18,8 +19,8 @@ using nlohmann::ordered_json;
 /// The work of one GPU: on many ranks, the mean share of the whole mesh.
 WorkCase work_case_of(const RunRecord& record) {
   const std::int64_t ranks = std::max(1, record.parallel.ranks);
-  return {record.variant, record.assembly, record.mesh.n_nodes / ranks, record.mesh.n_edges / ranks,
-          record.mesh.n_offdiag_blocks / ranks};
+  return {record.variant.name, record.assembly ? to_string(*record.assembly) : "", record.mesh.n_nodes / ranks,
+          record.mesh.n_edges / ranks, record.mesh.n_offdiag_blocks / ranks};
 }
 
 std::string utc_now() {
@@ -37,6 +38,8 @@ std::string host_name() {
 }
 
 ordered_json stats_json(const Stats& s) { return {{"min", s.min}, {"median", s.median}, {"max", s.max}}; }
+
+ordered_json spread_json(const Spread& s) { return {{"min", s.min}, {"mean", s.mean}, {"max", s.max}}; }
 
 ordered_json build_json() {
   const BuildInfo& b = build_info();
@@ -69,16 +72,15 @@ ordered_json device_json(const std::optional<DeviceCeilings>& device) {
 ordered_json model_json(const std::vector<RunRecord>& records) {
   ordered_json model = ordered_json::object();
   for (const RunRecord& r : records) {
-    const VariantInfo* info = Registry::instance().find(r.variant);
-    if (!info || model.contains(r.variant)) continue;
+    if (r.variant.name.empty() || model.contains(r.variant.name)) continue;
     ordered_json strategies = ordered_json::object();
-    for (const auto& [name, work] : info->work.strategies)
+    for (const auto& [name, work] : r.variant.work.strategies)
       strategies[name] = {{"fp64_flops_per_edge", work.fp64_flops_per_edge()},
                           {"bytes_per_edge", work.bytes.per_edge},
                           {"bytes_per_block", work.bytes.per_block},
                           {"bytes_per_node", work.bytes.per_node},
                           {"zeroing_bytes_per_node", work.bytes.zeroing_per_node}};
-    model[r.variant] = std::move(strategies);
+    model[r.variant.name] = std::move(strategies);
   }
   return model;
 }
@@ -91,10 +93,7 @@ ordered_json parallel_json(const RunRecord& r) {
   const PartitionSummary& part = p.partition;
   return {{"halo_ms", ok && p.ranks > 1 ? stats_json(p.halo_ms) : ordered_json()},
           {"halo_transport", p.halo_transport},
-          {"rank_assembly_ms", ok && p.ranks > 1 ? ordered_json{{"min", p.rank_median_ms.min},
-                                                                {"mean", p.rank_median_ms.median},
-                                                                {"max", p.rank_median_ms.max}}
-                                                 : ordered_json()},
+          {"rank_assembly_ms", ok && p.ranks > 1 ? spread_json(p.rank_assembly_ms) : ordered_json()},
           {"ns_per_edge_per_gpu", ok ? ordered_json(r.ns_per_edge * p.ranks) : ordered_json()},
           {"partition", p.ranks > 1 ? ordered_json{{"source", part.source},
                                                    {"edge_cut", part.edge_cut},
@@ -119,6 +118,14 @@ Stats Stats::of(std::vector<double> samples) {
   return {samples.front(), median, samples.back()};
 }
 
+Spread Spread::of(const std::vector<double>& values) {
+  if (values.empty()) return {};
+  double sum = 0.0;
+  for (const double value : values) sum += value;
+  return {*std::min_element(values.begin(), values.end()), sum / static_cast<double>(values.size()),
+          *std::max_element(values.begin(), values.end())};
+}
+
 const char* to_string(CaseStatus status) {
   switch (status) {
     case CaseStatus::kOk:
@@ -135,7 +142,8 @@ void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& devic
   const double seconds = record.assembly_ms.median * 1e-3;
   if (record.status != CaseStatus::kOk || seconds <= 0.0 || record.mesh.n_edges <= 0) return;
   // Only a GPU case is held against the GPU's ceilings.
-  const WorkEstimate work = estimate_work(work_case_of(record), record.backend == "cuda" ? device : std::nullopt);
+  const bool gpu = record.variant.backend == Backend::kCuda;
+  const WorkEstimate work = estimate_work(work_case_of(record), gpu ? device : std::nullopt);
   record.ns_per_edge = seconds * 1e9 / static_cast<double>(record.mesh.n_edges);
   record.gbytes_per_s = work.bytes / seconds / 1e9;
   record.gflops_per_s = work.flops / seconds / 1e9;
@@ -148,8 +156,8 @@ void relate_to_hd(std::vector<RunRecord>& records) {
     if (r.status != CaseStatus::kOk) continue;
     double hd_ms = 0.0;
     for (const RunRecord& hd : records)
-      if (hd.variant == "hd" && hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name && hd.mode == r.mode &&
-          hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
+      if (hd.variant.seeding == Seeding::kAnalytic && hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name &&
+          hd.mode == r.mode && hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
         hd_ms = hd.assembly_ms.median;
     if (hd_ms > 0.0) r.time_relative_to_hd = r.assembly_ms.median / hd_ms;
   }
@@ -183,12 +191,13 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"n_offdiag_blocks", r.mesh.n_offdiag_blocks},
          {"ordering_bandwidth", r.mesh.ordering_bandwidth},
          {"mean_edge_span", r.mesh.mean_edge_span},
-         {"variant", r.variant},
-         {"backend", r.backend},
-         {"mode", r.mode},
-         {"assembly", r.assembly.empty() ? ordered_json() : ordered_json(r.assembly)},
-         {"threads_per_edge", r.threads_per_edge},
-         {"threads_per_side", r.threads_per_side},
+         {"mesh_digest", r.mesh.digest ? ordered_json(digest_text(*r.mesh.digest)) : ordered_json()},
+         {"variant", r.variant.name},
+         {"backend", to_string(r.variant.backend)},
+         {"mode", to_string(r.mode)},
+         {"assembly", r.assembly ? ordered_json(to_string(*r.assembly)) : ordered_json()},
+         {"threads_per_edge", r.variant.threads_per_edge},
+         {"threads_per_side", r.variant.threads_per_side},
          {"edges_per_block", r.resources ? ordered_json(r.resources->edges_per_block) : ordered_json()},
          {"edges_per_block_requested", r.edges_per_block_requested},
          {"warmup", r.warmup},

@@ -29,6 +29,12 @@ struct Stats {
   static Stats of(std::vector<double> samples);
 };
 
+/// \brief min / mean / max of values, one per rank (zeros when empty): how evenly the ranks shared the work.
+struct Spread {
+  double min = 0.0, mean = 0.0, max = 0.0;
+  static Spread of(const std::vector<double>& values);
+};
+
 /// \brief What every record says about the mesh it ran on.
 struct MeshSummary {
   std::string name;   ///< as the user gave it: a file path or a generator spec such as "mixed:100:rcm"
@@ -38,6 +44,8 @@ struct MeshSummary {
   std::int64_t n_offdiag_blocks = 0;    ///< nnz of the block-CSR Aoff
   std::int64_t ordering_bandwidth = 0;  ///< max over edges of |L - R|
   double mean_edge_span = 0.0;          ///< mean over edges of |L - R|
+  /// The mesh's content (mesh/mesh_digest.hpp): what `fluxjac compare` matches meshes by; none when unknown.
+  std::optional<std::uint64_t> digest;
 };
 
 /// Whether a case ran: skipped cases could not run as asked (a usage or input limit, e.g. too many edges per
@@ -45,11 +53,11 @@ struct MeshSummary {
 enum class CaseStatus { kOk, kSkipped, kFailed };
 const char* to_string(CaseStatus status);
 
-/// \brief How a run on many ranks shared the work (docs/design.md 9); ranks == 1 for a single process.
+/// \brief How a run on many ranks shared the work (docs/design.md, "Many GPUs"); ranks == 1 for a single process.
 struct ParallelFigures {
   int ranks = 1;
   Stats halo_ms;               ///< the slowest rank's ghost exchange, per repetition
-  Stats rank_median_ms;        ///< each rank's median assembly time: min, mean (in the median field) and max over ranks
+  Spread rank_assembly_ms;     ///< each rank's median assembly time: min, mean and max over the ranks
   std::string halo_transport;  ///< "MPI", "NCCL" or "MPI via host"
   PartitionSummary partition;
   std::string scaling;                ///< "weak" or "strong" in a scaling sweep, else empty
@@ -60,10 +68,11 @@ struct ParallelFigures {
 /// \brief One variant run on one mesh with one mode and tuning: everything the table, CSV and JSON show.
 struct RunRecord {
   MeshSummary mesh;
-  std::string variant, backend, mode;
-  std::string assembly;      ///< GPU assembly strategy: "edge" or "node"; empty for CPU variants
-  int threads_per_edge = 0;  ///< the variant's lanes per edge (edge assembly)
-  int threads_per_side = 0;  ///< the variant's lanes per (node, incident edge) (node assembly)
+  /// The registered variant: its name, backend, lanes per edge and per side, and work model.
+  VariantInfo variant;
+  AssemblyMode mode = AssemblyMode::kFull;
+  /// The GPU assembly strategy that ran, edge or node (`auto` resolved: never kAuto); none for CPU variants.
+  std::optional<AssemblyStrategy> assembly;
   /// Work units per block as asked: edges (edge assembly) or incident edges in whole rows (node assembly); 0 = the
   /// variant's default. resources->edges_per_block has the number used.
   int edges_per_block_requested = 0;
@@ -86,9 +95,9 @@ struct RunRecord {
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device);
 
-/// \brief Sets time_relative_to_hd of every record that ran, from the hd record of the same mesh and mode (the
-/// analytic Jacobian is the yardstick of the AD types, as in Sacado's performance tests); with several hd cases
-/// there (strategies, block sizes), the fastest.
+/// \brief Sets time_relative_to_hd of every record that ran, from the record of the same mesh and mode whose
+/// variant is the analytic Jacobian (Seeding::kAnalytic: hd), the yardstick of the AD types as in Sacado's
+/// performance tests; with several such cases there (strategies, block sizes), the fastest.
 void relate_to_hd(std::vector<RunRecord>& records);
 
 /// \brief The run object of docs/bench-json.md: the one definition of a record's keys, in file order.

@@ -27,7 +27,7 @@ int compare(const CompareCommandOptions& options) {
   fmt::print("{}", format_comparison(base, candidate, report, options.compare, options.changes_only));
   if (report.regressions > 0) {
     fmt::print(stderr, "fluxjac: {} regression{} against {}\n", report.regressions, report.regressions == 1 ? "" : "s",
-               options.base);
+               terminal_text(options.base));
     return static_cast<int>(ExitCode::kValidationFailed);
   }
   return 0;
@@ -39,9 +39,12 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<CompareCommandOptions>();
   CLI::App* compare_app = app.add_subcommand(
       "compare",
-      "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case (mesh, variant, mode, "
-      "assembly, edges per block). Reports validation changes, cases that no longer run, and slowdowns of the "
-      "median time beyond the tolerance; exit code 1 on any of them.");
+      "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case. A case is its mesh, "
+      "variant, mode, assembly, edges per block as requested, and ranks; the mesh is matched by its content "
+      "(mesh_digest), or in files without digests by its counts and ordering figures, so a generator spec and its "
+      "file are one mesh. A file that holds one case twice is refused (exit code 2). Reports validation changes, "
+      "cases that no longer run or are missing, and slowdowns of the median time beyond the tolerance; exit code 1 "
+      "on any of them. The case key and the verdicts: docs/bench-json.md.");
   compare_app->add_option("BASE", options->base, "result file to compare against (.json)")->required();
   compare_app->add_option("NEW", options->candidate, "result file to check (.json)")->required();
   compare_app

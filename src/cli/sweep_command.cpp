@@ -204,7 +204,7 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
                records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid);
   for (const RunRecord& r : records)
     if (speak && r.validated && !r.comparison.pattern_message.empty())
-      fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant, r.mesh.name, r.comparison.pattern_message);
+      fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant.name, r.mesh.name, r.comparison.pattern_message);
 
   if (invalid > 0) {
     if (speak) std::fprintf(stderr, "fluxjac: validation FAILED in at least one case\n");

@@ -1,0 +1,38 @@
+// fluxjac — a 64-bit digest of an edge mesh's content: the identity of a mesh in result files, whatever name it
+// was given (a file path or a generator spec), so that `fluxjac compare` matches the cases of one mesh
+// (docs/bench-json.md, "Runs").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mesh/edge_mesh.hpp"
+
+namespace fluxjac {
+
+/// \brief The digest of an edge mesh, built edge by edge: one term per edge (its two node ids, its normal and its
+/// area, by their bits), summed modulo 2^64, then mixed with the node and edge counts. The sum makes it
+/// independent of the order of the edges, so the parts of a mesh on many ranks (each edge added by one rank, with
+/// the node ids of the whole mesh) add up to the digest of the whole mesh read by one process.
+class MeshDigest {
+ public:
+  /// \brief Adds edge e of `mesh`, whose ends are the nodes `left` and `right` of the whole mesh.
+  void add_edge(const EdgeMesh& mesh, edge_index e, std::int64_t left, std::int64_t right);
+  /// \brief Adds the edges of another part, given by its sum().
+  void add_part(std::uint64_t part_sum) { sum_ += part_sum; }
+  /// \brief The sum of the terms of the edges added so far.
+  std::uint64_t sum() const { return sum_; }
+  /// \brief The digest of a mesh of n_nodes nodes and n_edges edges, all of them added.
+  std::uint64_t value(std::int64_t n_nodes, std::int64_t n_edges) const;
+
+ private:
+  std::uint64_t sum_ = 0;
+};
+
+/// \brief The digest of a whole mesh (its node ids are the mesh's own).
+std::uint64_t mesh_digest(const EdgeMesh& mesh);
+
+/// \brief A digest as 16 lowercase hexadecimal digits, as result files hold it.
+std::string digest_text(std::uint64_t digest);
+
+}  // namespace fluxjac
