@@ -1,9 +1,11 @@
 // ctest-label: unit
 // Every registered GPU variant's lane mapping and seeding, run lane by lane on the CPU, against the
-// reference local Jacobian; the registry itself; and CPU assembly: signs, slots and J v.
+// reference local Jacobian; the registry itself and the tuning table; and CPU assembly: signs, slots and J v.
 #include <cmath>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <tuple>
 
 #include "gpu/row_blocks.hpp"
 #include "jacobian/compare.hpp"
@@ -12,6 +14,7 @@
 #include "registry/registry.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
+#include "variants/tunings.hpp"
 
 namespace fluxjac {
 namespace {
@@ -310,6 +313,53 @@ TEST(AssemblyStrategies, AutoResolvesToEachGpuVariantsPreferredStrategy) {
     EXPECT_EQ(resolve_strategy(AssemblyStrategy::kEdge, info), AssemblyStrategy::kEdge) << info.name;
     EXPECT_EQ(resolve_strategy(AssemblyStrategy::kNode, info), AssemblyStrategy::kNode) << info.name;
   }
+}
+
+// ---- tunings: one table, a row for every GPU variant ---------------------------------------------------
+
+auto tuning_fields(const GpuTuning& t) {
+  return std::make_tuple(std::string(t.variant), t.architecture, t.max_registers, t.edges_per_block,
+                         t.node_tile_entries, t.node_block_threads, t.node_batch, t.assembly);
+}
+
+TEST(Tunings, EveryRegisteredGpuVariantRunsItsOwnRowOfTheTable) {
+  std::set<std::string> gpu_variants;
+  for (const VariantInfo& info : Registry::instance().list()) {
+    SCOPED_TRACE(info.name);
+    if (info.backend != Backend::kCuda) {
+      EXPECT_FALSE(info.tuning.has_value());  // the CPU reference is never tuned
+      continue;
+    }
+    gpu_variants.insert(info.name);
+    ASSERT_TRUE(info.tuning.has_value());
+    EXPECT_EQ(tuning_fields(*info.tuning), tuning_fields(tuning_of(info.name)));
+    EXPECT_EQ(info.preferred_assembly, info.tuning->assembly);
+  }
+  EXPECT_EQ(gpu_variants.size(), kPaperVariants.size());
+  // No row for a variant that is not registered, and one row per variant and architecture.
+  std::set<std::pair<std::string, int>> keys;
+  for (const GpuTuning& row : kGpuTunings) {
+    EXPECT_TRUE(gpu_variants.count(std::string(row.variant))) << row.variant << " has a row but is not registered";
+    EXPECT_TRUE(keys.insert({std::string(row.variant), row.architecture}).second)
+        << row.variant << " has two rows for sm_" << row.architecture;
+  }
+}
+
+TEST(Tunings, EveryRowIsALaunchableTuningMeasuredOnSm90) {
+  for (const GpuTuning& row : kGpuTunings) {
+    SCOPED_TRACE(std::string(row.variant));
+    EXPECT_EQ(row.architecture, kSm90);
+    EXPECT_GT(row.max_registers, 0);
+    EXPECT_LE(row.max_registers, 255);
+    EXPECT_GT(row.edges_per_block, 0);
+    EXPECT_GT(row.node_tile_entries, 0);
+    EXPECT_GT(row.node_block_threads, 0);
+    EXPECT_EQ(row.node_block_threads % 32, 0) << "whole warps";
+    EXPECT_GT(row.node_batch, 0);
+    EXPECT_NE(row.assembly, AssemblyStrategy::kAuto);
+  }
+  EXPECT_THROW(tuning_of("dn_3"), std::invalid_argument);
+  EXPECT_THROW(tuning_of("hd", 80), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // ctest-label: cli
 // The work model: CountingReal's rules on expressions counted by hand, its values against double (bit for bit,
 // through every lane routine, on the Fortran vectors), the counted work of every variant and the relations that
-// must hold between them, the bytes model of each strategy, the floor, and `fluxjac list` / `list --json`.
+// must hold between them, the bytes model of each strategy, the floor, and `fluxjac list` / `list --json` (the work
+// and the tunings).
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "registry/registry.hpp"
 #include "registry/variant_work.hpp"
 #include "test_support.hpp"
+#include "variants/tunings.hpp"
 
 namespace fluxjac {
 namespace {
@@ -476,6 +480,46 @@ TEST(ListCommand, TableShowsFlopsAndBytesPerEdge) {
     const std::string line = result.output.substr(row + 1, result.output.find('\n', row + 1) - row - 1);
     EXPECT_NE(line.find(" " + flops + " "), std::string::npos) << line;
     EXPECT_NE(line.find(bytes), std::string::npos) << line;
+  }
+}
+
+TEST(ListCommand, TableAndJsonShowEveryGpuVariantsTuning) {
+  const test::CommandResult table = test::run_fluxjac("list");
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  const std::size_t section = table.output.find("\nTunings:");
+  ASSERT_NE(section, std::string::npos) << table.output;
+  const test::CommandResult json = test::run_fluxjac("list --json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& variant : nlohmann::json::parse(json.output)) by_name[variant.at("name")] = variant.at("tuning");
+  EXPECT_TRUE(by_name.at("reference").is_null());
+  for (const std::string& name : kGpuVariants) {
+    SCOPED_TRACE(name);
+    const GpuTuning row = tuning_of(name);
+    const std::string assembly = to_string(row.assembly);
+    // Its line of the table: variant, measured on, registers, edges/block, node tile, node threads, node batch,
+    // assembly.
+    const std::size_t at = table.output.find("\n" + name + " ", section);
+    ASSERT_NE(at, std::string::npos) << table.output;
+    std::istringstream line(table.output.substr(at + 1, table.output.find('\n', at + 1) - at - 1));
+    std::vector<std::string> columns{std::istream_iterator<std::string>(line), {}};
+    const std::vector<std::string> expected = {name,
+                                               "sm_90",
+                                               std::to_string(row.max_registers),
+                                               std::to_string(row.edges_per_block),
+                                               std::to_string(row.node_tile_entries),
+                                               std::to_string(row.node_block_threads),
+                                               std::to_string(row.node_batch),
+                                               assembly};
+    EXPECT_EQ(columns, expected);
+    const nlohmann::json& tuning = by_name.at(name);
+    EXPECT_EQ(tuning.at("measured_on"), "sm_90");
+    EXPECT_EQ(tuning.at("max_registers"), row.max_registers);
+    EXPECT_EQ(tuning.at("edges_per_block"), row.edges_per_block);
+    EXPECT_EQ(tuning.at("node_tile_entries"), row.node_tile_entries);
+    EXPECT_EQ(tuning.at("node_block_threads"), row.node_block_threads);
+    EXPECT_EQ(tuning.at("node_batch"), row.node_batch);
+    EXPECT_EQ(tuning.at("assembly"), assembly);
   }
 }
 

@@ -73,35 +73,14 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
 
 // ---- lane policies shared by the AD variants ----------------------------------------------------------
 // A policy gives the edge-based mapping (kLanesPerEdge lanes, compute) and the node-based one
-// (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type.
-// Each policy carries its tuning constants (CUB's policy habit), all chosen by the sweeps of docs/tuning.md:
-// kMaxRegisters caps the kernel's registers (__maxnreg__): the kernels are latency-bound, so more resident warps
-// beat a few spills; kEdgesPerBlock is the edge strategy's default block (small blocks let one block's compute
-// overlap another's scatter); the node strategy's tiling comes from NodeTiles.
-
-/// \brief The node strategy's tuning: a tile of at most `kEntries` incident edges (whole rows) per thread block and
-/// at most `kThreads` threads per block. With fewer threads than the tile has lanes, each thread works several lanes
-/// in turn, which spreads the block's index loads and barriers over more work: the sweeps of docs/tuning.md, "Lanes
-/// per thread", found two or three lanes per thread fastest for one lane per entry (hd, dn5_2) and ten for five lanes
-/// per entry (dn_5), at as many resident warps as the registers allow; dn_2 keeps one.
-/// `kBatch` is how many of its index loads and stores a thread keeps in flight together (block_strided_batches in
-/// assembly_kernel.cuh).
-template <int kEntries, int kThreads, int kBatch = 4>
-struct NodeTiles {
-  static_assert(kEntries > 0 && kThreads > 0 && kThreads % 32 == 0, "a tile of entries, whole warps of threads");
-  static_assert(kBatch > 0, "at least one item at a time");
-  static constexpr int kNodeEntriesPerBlock = kEntries;
-  static constexpr int kNodeBlockThreads = kThreads;
-  static constexpr int kNodeBatch = kBatch;
-};
+// (kLanesPerSide lanes per incident edge, compute_side); a variant file picks one with its AD type and compiles its
+// kernels with TunedLanes, which adds the tuning the kernels need at compile time.
 
 /// \brief Seeded, one derivative column per lane: kLanesPerEdge lanes per edge, each doing `kSidesPerLane`
 /// sides (10 lanes x 1 side is dn_10; 5 lanes x 2 sides is dn_5 / edn_5).
-template <class Scalar, int kSidesPerLane, int kMaxRegs = 255, class Tiles = NodeTiles<256, 128>>
-struct SeededColumnLanes : Tiles {
+template <class Scalar, int kSidesPerLane>
+struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
-  static constexpr int kMaxRegisters = kMaxRegs;
-  static constexpr int kEdgesPerBlock = 16;
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   template <class Real>
@@ -119,10 +98,8 @@ struct SeededColumnLanes : Tiles {
 
 /// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
 /// (dn_2, dn5_2, edn5_2, hd); run is a template on the real type of the edge.
-template <class SideWork, int kMaxRegs = 255, class Tiles = NodeTiles<128, 128>>
-struct OneLanePerSide : Tiles {
-  static constexpr int kMaxRegisters = kMaxRegs;
-  static constexpr int kEdgesPerBlock = 16;
+template <class SideWork>
+struct OneLanePerSide {
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   template <class Real>
@@ -133,6 +110,18 @@ struct OneLanePerSide : Tiles {
   FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local) {
     SideWork::run(edge, lane, side_scale(edge, lane), local + lane * kBlockEntries);
   }
+};
+
+/// \brief A lane policy with the tuning its kernels are compiled with (the rest of a variant's tuning, its thread
+/// blocks, is chosen at launch): `kRegisters` caps the registers of both assembly kernels (__maxnreg__), and a
+/// node-kernel thread keeps `kBatch` of its index loads and stores in flight together (block_strided_batches in
+/// assembly_kernel.cuh). Both come from the variant's tuning row (src/variants/tunings.hpp).
+template <class Lanes, int kRegisters, int kBatch>
+struct TunedLanes : Lanes {
+  static_assert(kRegisters > 0 && kRegisters <= 255, "a register cap a thread can have");
+  static_assert(kBatch > 0, "at least one item at a time");
+  static constexpr int kMaxRegisters = kRegisters;
+  static constexpr int kNodeBatch = kBatch;
 };
 
 /// \brief The start of one pass of a loop whose passes nvcc runs in full, hoisting nothing out of them: nothing for a

@@ -1,5 +1,5 @@
-// fluxjac list: every registered variant with the work it declares (FP64 flops and bytes per edge), and its
-// kernel resources when a GPU is present; `--json` prints the same as a JSON array.
+// fluxjac list: every registered variant with the work it declares (FP64 flops and bytes per edge), its kernel
+// resources when a GPU is present and each GPU variant's tuning; `--json` prints the same as a JSON array.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -28,6 +28,20 @@ std::string bytes_per_edge_text(const VariantWork& work) {
   for (const auto& [name, strategy] : work.strategies)
     text += fmt::format("{}{} {:.0f}", text.empty() ? "" : " ", name, strategy.bytes.bytes_per_edge());
   return text;
+}
+
+/// "sm_90": the architecture a tuning was measured on.
+std::string architecture_text(int architecture) { return fmt::format("sm_{}", architecture); }
+
+nlohmann::ordered_json tuning_json(const std::optional<GpuTuning>& tuning) {
+  if (!tuning) return nullptr;
+  return {{"measured_on", architecture_text(tuning->architecture)},
+          {"max_registers", tuning->max_registers},
+          {"edges_per_block", tuning->edges_per_block},
+          {"node_tile_entries", tuning->node_tile_entries},
+          {"node_block_threads", tuning->node_block_threads},
+          {"node_batch", tuning->node_batch},
+          {"assembly", to_string(tuning->assembly)}};
 }
 
 nlohmann::ordered_json ops_json(const OpCounts& ops) {
@@ -66,7 +80,8 @@ nlohmann::ordered_json variant_json(const VariantInfo& info, const std::optional
       {"fp64_ops_as_written", ops_json(info.work.ops.written)},
       {"nodes_per_edge", kPaperNodesPerEdge},
       {"bytes_per_edge", bytes_per_edge},
-      {"strategies", strategies}};
+      {"strategies", strategies},
+      {"tuning", tuning_json(info.tuning)}};
   if (resources)
     object["resources"] = {{"registers", resources->registers},
                            {"local_bytes", resources->local_bytes},
@@ -80,6 +95,27 @@ int print_json(const std::vector<VariantInfo>& infos, bool gpu) {
   for (const VariantInfo& info : infos) array.push_back(variant_json(info, resources_of(info, gpu)));
   fmt::print("{}\n", array.dump(2));
   return 0;
+}
+
+/// \brief The GPU variants' tunings (src/variants/tunings.hpp), one row each.
+void print_tunings(const std::vector<VariantInfo>& infos) {
+  fmt::print(
+      "\nTunings: what each GPU variant's kernels are compiled and launched with, and the GPU architecture they "
+      "were measured on\n");
+  fmt::print("{:<10} {:<11}  {:>9}  {:>11}  {:>9}  {:>12}  {:>10}  {}\n", "variant", "measured on", "registers",
+             "edges/block", "node tile", "node threads", "node batch", "assembly");
+  for (const VariantInfo& info : infos) {
+    if (!info.tuning) continue;
+    const GpuTuning& tuning = *info.tuning;
+    fmt::print("{:<10} {:<11}  {:>9}  {:>11}  {:>9}  {:>12}  {:>10}  {}\n", info.name,
+               architecture_text(tuning.architecture), tuning.max_registers, tuning.edges_per_block,
+               tuning.node_tile_entries, tuning.node_block_threads, tuning.node_batch, to_string(tuning.assembly));
+  }
+  fmt::print(
+      "\nmeasured on: sm_90 is NVIDIA H100 and H200.\nregisters: the cap of both assembly kernels (255: none).\n"
+      "edges/block: the edge assembly's block.\nnode tile: the node assembly's incident edges per block, whole rows "
+      "(--edges-per-block overrides it), worked by at most `node threads` threads,\n  each keeping `node batch` of "
+      "its index loads and stores in flight.\nassembly: the strategy --assembly auto runs.\n");
 }
 
 int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
@@ -111,6 +147,7 @@ int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
     fmt::print("\ncuda* = not built: this fluxjac was built without CUDA (its lane mapping is still tested).\n");
   else if (!gpu)
     fmt::print("\nNo GPU found: kernel resources are shown when a GPU is present.\n");
+  print_tunings(infos);
   return 0;
 }
 
@@ -121,8 +158,9 @@ void add_list_command(CLI::App& app, CommandAction& action) {
       "list",
       "List the registered variants: description, backend, threads per edge, seeding, the assembly "
       "strategy that --assembly auto picks, the declared work (FP64 flops per edge, bytes per edge of "
-      "each strategy) and (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
-      "threads per block");
+      "each strategy), (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
+      "threads per block, and each GPU variant's tuning (register cap, blocks of both strategies, the GPU "
+      "architecture it was measured on)");
   auto json = std::make_shared<bool>(false);
   list->add_flag("--json", *json, "Print a JSON array, one object per variant, instead of the table");
   list->callback([&action, json] {

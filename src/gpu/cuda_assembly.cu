@@ -23,6 +23,10 @@ __global__ void gather_visited_state(const double* __restrict__ state, const nod
 
 }  // namespace
 
+CudaAssembly::CudaAssembly(VariantInfo info) : info_(std::move(info)) {
+  if (!info_.tuning) fail(ExitCode::kRuntime, "GPU variant '{}' has no tuning", info_.name);
+}
+
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
   const cudaFuncAttributes attributes = kernel_attributes(strategy);
@@ -48,11 +52,11 @@ std::optional<KernelResources> CudaAssembly::resources() const {
 }
 
 int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
-  // The lane policy's tuned size. An edge block has one thread per lane, so it takes fewer edges where the kernel's
-  // registers allow fewer threads per block; a node tile larger than its block's threads is worked in turns.
-  if (strategy == AssemblyStrategy::kNode) return policy_units_per_block(strategy);
+  // The tuned size. An edge block has one thread per lane, so it takes fewer edges where the kernel's registers allow
+  // fewer threads per block; a node tile larger than its block's threads is worked in turns.
+  if (strategy == AssemblyStrategy::kNode) return tuning().node_tile_entries;
   const int max_threads = kernel_attributes(strategy).maxThreadsPerBlock;
-  return std::max(1, std::min(policy_units_per_block(strategy), max_threads / lanes(strategy)));
+  return std::max(1, std::min(tuning().edges_per_block, max_threads / lanes(strategy)));
 }
 
 CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) const {
@@ -64,10 +68,10 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) 
   launch.max_rows = packed.max_rows;
   launch.tiles = static_cast<int>(packed.blocks());
   const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
-  // One thread per lane of a full tile, rounded to whole warps, at most the policy's threads (then each thread works
+  // One thread per lane of a full tile, rounded to whole warps, at most the tuning's threads (then each thread works
   // several lanes in turn: fewer barriers per unit of work, measured faster: docs/tuning.md, "Lanes per thread").
   launch.threads = std::min(
-      {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, policy_node_threads()});
+      {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, tuning().node_block_threads});
   launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);
   if (rows) *rows = std::move(packed);
   return launch;

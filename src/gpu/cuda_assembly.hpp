@@ -22,7 +22,8 @@ namespace fluxjac {
 /// \brief The GPU variant lifecycle; subclasses provide the kernel launch and its attributes.
 class CudaAssembly : public Variant {
  public:
-  explicit CudaAssembly(VariantInfo info) : info_(std::move(info)) {}
+  /// `info` holds the variant's tuning.
+  explicit CudaAssembly(VariantInfo info);
   const VariantInfo& info() const override { return info_; }
   std::optional<KernelResources> resources() const override;
   void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override;
@@ -52,12 +53,10 @@ class CudaAssembly : public Variant {
   virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const = 0;
   /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
   virtual int lanes(AssemblyStrategy strategy) const = 0;
-  /// The lane policy's tuned work units per block: edges (edge strategy) or incident edges (node strategy).
-  virtual int policy_units_per_block(AssemblyStrategy strategy) const = 0;
-  /// The lane policy's threads per block of the node strategy (a tile's lanes beyond them loop).
-  virtual int policy_node_threads() const = 0;
-  /// Work units (edges or nodes) per block when the user asks for none, from the sweeps of docs/tuning.md ("Edges
-  /// per block", "Lanes per thread"), fewer where the kernel's registers demand it.
+  /// The variant's tuning (its row of src/variants/tunings.hpp).
+  const GpuTuning& tuning() const { return *info_.tuning; }
+  /// Work units (edges or incident edges) per block when the user asks for none: the tuning's, fewer edges where the
+  /// kernel's registers demand it.
   int default_units_per_block(AssemblyStrategy strategy) const;
 
  private:

@@ -7,7 +7,8 @@
 
 namespace fluxjac {
 
-/// \brief A GPU variant: the shared lifecycle plus both assembly kernels instantiated for one policy.
+/// \brief A GPU variant: the shared lifecycle plus both assembly kernels instantiated for one tuned policy
+/// (TunedLanes); its thread blocks come from the tuning in its VariantInfo.
 template <class Policy>
 class CudaVariant final : public CudaAssembly {
  public:
@@ -41,10 +42,6 @@ class CudaVariant final : public CudaAssembly {
   int lanes(AssemblyStrategy strategy) const override {
     return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
   }
-  int policy_units_per_block(AssemblyStrategy strategy) const override {
-    return strategy == AssemblyStrategy::kEdge ? Policy::kEdgesPerBlock : Policy::kNodeEntriesPerBlock;
-  }
-  int policy_node_threads() const override { return Policy::kNodeBlockThreads; }
 };
 
 }  // namespace fluxjac

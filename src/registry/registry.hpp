@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "assembly/edge_input.hpp"
@@ -32,6 +33,20 @@ AssemblyMode parse_assembly_mode(const std::string& text);
 const char* to_string(AssemblyStrategy strategy);
 AssemblyStrategy parse_assembly_strategy(const std::string& text);
 
+/// \brief A GPU variant's tuning, measured on one GPU architecture (CUB's per-architecture policies): the register cap
+/// its kernels are compiled with, the thread blocks of both assembly strategies and the strategy `--assembly auto`
+/// runs. src/variants/tunings.hpp holds every variant's row; `fluxjac list` prints them.
+struct GpuTuning {
+  std::string_view variant;    ///< the variant's registry name
+  int architecture = 0;        ///< compute capability x 10 of the GPUs it was measured on: 90 is sm_90 (H100, H200)
+  int max_registers = 0;       ///< registers per thread of both assembly kernels (__maxnreg__)
+  int edges_per_block = 0;     ///< edge assembly: edges per thread block
+  int node_tile_entries = 0;   ///< node assembly: incident edges (whole rows) per tile, one tile per thread block
+  int node_block_threads = 0;  ///< node assembly: threads per block; a tile with more lanes works them in turns
+  int node_batch = 0;          ///< node assembly: index loads and stores a thread keeps in flight together
+  AssemblyStrategy assembly = AssemblyStrategy::kNode;  ///< the strategy `--assembly auto` runs
+};
+
 /// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian.
 using LaneEmulator = std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries])>;
 
@@ -43,9 +58,11 @@ struct VariantInfo {
   int threads_per_edge = 1;  ///< edge-based assembly (the paper's mapping)
   int threads_per_side = 1;  ///< node-based assembly: threads per (node, incident edge)
   Seeding seeding = Seeding::kDirectConservative;
-  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/tuning.md, "Edge and
-  /// node assembly").
+  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/tuning.md, "Edge and node assembly"); a GPU
+  /// variant's is its tuning's.
   AssemblyStrategy preferred_assembly = AssemblyStrategy::kEdge;
+  /// GPU variants: the tuning their kernels are compiled and launched with (their row of src/variants/tunings.hpp).
+  std::optional<GpuTuning> tuning;
   /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
   bool available = true;
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).

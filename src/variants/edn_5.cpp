@@ -3,17 +3,17 @@
 // Node-based assembly computes one side per node, so there edn_5 uses 5 threads per side.
 #include "ad/expr_dual.hpp"
 #include "gpu/gpu_variant.hpp"
+#include "variants/tunings.hpp"
 
 namespace fluxjac {
 namespace {
 
-using Lanes = SeededColumnLanes<ExprDualNum, 2, 128>;
+using Lanes = SeededColumnLanes<ExprDualNum, 2>;
+constexpr GpuTuning kTuning = tuning_of("edn_5");
 
-const VariantRegistrar registrar(
-    gpu_variant_info<Lanes>("edn_5",
-                            "expression-template DualNum, 5 threads per edge: thread k does input k of side L, then R",
-                            Seeding::kSeededPrimitive, AssemblyStrategy::kNode),
-    make_gpu_variant<Lanes>);
+const VariantRegistrar registrar = register_gpu_variant<Lanes, kTuning>(
+    "expression-template DualNum, 5 threads per edge: thread k does input k of side L, then R",
+    Seeding::kSeededPrimitive);
 
 }  // namespace
 }  // namespace fluxjac

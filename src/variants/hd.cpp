@@ -2,6 +2,7 @@
 // Zubair et al., HiPC 2023, Table I. The analytic derivatives live in physics/roe_jacobian_hd.hpp.
 #include "gpu/gpu_variant.hpp"
 #include "physics/roe_jacobian_hd.hpp"
+#include "variants/tunings.hpp"
 
 namespace fluxjac {
 namespace {
@@ -22,12 +23,11 @@ struct HandSide {
   }
 };
 
-using Lanes = OneLanePerSide<HandSide, 128, NodeTiles<256, 128>>;
+using Lanes = OneLanePerSide<HandSide>;
+constexpr GpuTuning kTuning = tuning_of("hd");
 
-const VariantRegistrar registrar(gpu_variant_info<Lanes>("hd",
-                                                         "hand-differentiated analytic Jacobian, one thread per side",
-                                                         Seeding::kAnalytic, AssemblyStrategy::kNode),
-                                 make_gpu_variant<Lanes>);
+const VariantRegistrar registrar = register_gpu_variant<Lanes, kTuning>(
+    "hand-differentiated analytic Jacobian, one thread per side", Seeding::kAnalytic);
 
 }  // namespace
 }  // namespace fluxjac
