@@ -43,6 +43,14 @@ std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
+/// \brief How many times fragment occurs in text.
+std::size_t count_of(const std::string& text, const std::string& fragment) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + fragment.size()))
+    ++count;
+  return count;
+}
+
 /// \brief Expects every fragment in text, naming the missing one and showing the text.
 void expect_all(const std::string& text, const std::vector<std::string>& fragments) {
   for (const std::string& fragment : fragments)
@@ -149,7 +157,7 @@ std::vector<HelpCase> help_cases() {
         "--csv", "--json", "--config", "--adiag-tolerance", "--aoff-tolerance"}},
       {"list", "list", {"registered variants"}},
       {"info", "info", {"file", "Jacobian"}},
-      {"mesh", "mesh", {"gen"}},
+      {"mesh", "mesh", {"gen", "dual", "partition"}},
       {"mesh_gen",
        "mesh gen",
        {"--kind", "tet", "prism", "mixed", "--n", "--order", "natural", "random", "rcm", "--jitter", "--seed",
@@ -183,6 +191,34 @@ TEST(CliHelp, SubcommandsShowTheirOwnExamplesAndFlagsReadRight) {
     expect_all(result.output, {"--validate", "--no-validate", "on unless --no-validate", "--threads", "Examples:"});
   }
   EXPECT_TRUE(std::regex_search(run_fluxjac("run --help").output, std::regex(R"(-o,\s*--output)")));
+}
+
+/// \brief The subcommands a --help lists (the names under "Subcommands:").
+std::vector<std::string> listed_subcommands(const std::string& help) {
+  std::vector<std::string> names;
+  const std::vector<std::string> lines = split(help, '\n');
+  auto line = std::find(lines.begin(), lines.end(), "Subcommands:");
+  if (line == lines.end()) return names;
+  const std::regex entry(R"(^  ([a-z]+)( |$))");  // a name; its description's further lines start with spaces
+  std::smatch match;
+  for (++line; line != lines.end() && !line->empty() && line->front() == ' '; ++line)
+    if (std::regex_search(*line, match, entry)) names.push_back(match[1]);
+  return names;
+}
+
+TEST(CliHelp, EveryHelpFitsAHundredColumns) {
+  constexpr std::size_t kColumns = 100;
+  std::vector<std::string> commands = {""};  // every command and subcommand, found through the helps' lists
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const CommandResult result = run_fluxjac(commands[i] + " --help");
+    EXPECT_EQ(result.exit_code, 0) << "fluxjac " << commands[i] << " --help\n" << result.output;
+    for (const std::string& line : split(result.output, '\n'))
+      EXPECT_LE(line.size(), kColumns) << "fluxjac " << commands[i] << " --help: " << line;
+    for (const std::string& sub : listed_subcommands(result.output))
+      commands.push_back(commands[i].empty() ? sub : commands[i] + " " + sub);
+  }
+  for (const char* command : {"run", "bench", "compare", "mesh gen", "mesh dual", "mesh partition"})
+    EXPECT_NE(std::find(commands.begin(), commands.end(), command), commands.end()) << command << " is not listed";
 }
 
 TEST(CliList, ShowsEveryRegisteredVariant) {
@@ -426,7 +462,8 @@ std::vector<MalformedConfigCase> malformed_config_cases() {
       {"unterminated_array", "modes = [\"full\",\n\n", 4, "unterminated array"},
       {"list_for_one_value", "warmup = [0, 1]\n", 4, "takes one value"},
       {"flag_not_boolean", "validate = 1\n", 4, "give true or false"},
-      {"unknown_key", "# comment\n\nrepetitions = 3\n", 6, "unknown key 'repetitions'"},
+      {"unknown_key", "# comment\n\nrepetitions = 3\n", 6, "unknown key 'repetitions' (keys are"},
+      {"misspelled_key", "repz = 3\n", 4, "unknown key 'repz'; did you mean 'reps'?"},
       {"bad_escape", "json = \"out\\q.json\"\n", 4, "unsupported escape"},
   };
 }
@@ -712,6 +749,74 @@ TEST(CliOptions, ParserErrorsAreOneFluxjacErrorLine) {
   EXPECT_TRUE(contains(run_fluxjac("run --reps many").output, "see 'fluxjac run --help'"));
 }
 
+// ---- unknown words: named, with the nearest valid one ------------------------------------------------------------
+
+struct UnknownWordCase {
+  std::string name, args, error;  ///< error: the whole line, without "fluxjac: error: "
+};
+
+void PrintTo(const UnknownWordCase& unknown, std::ostream* out) { *out << "fluxjac " << unknown.args; }
+
+/// `{csv}` in args stands for a report file that must not be written.
+std::vector<UnknownWordCase> unknown_word_cases() {
+  return {
+      {"subcommand", "runn --mesh {mesh} --csv {csv}",
+       "unknown subcommand 'runn'; did you mean 'run'? (see 'fluxjac --help')"},
+      {"subcommand_swapped_letters", "bnech --mesh {mesh} --csv {csv}",
+       "unknown subcommand 'bnech'; did you mean 'bench'? (see 'fluxjac --help')"},
+      {"subcommand_of_mesh", "mesh genn --kind tet --n 2 -o {csv}",
+       "unknown subcommand 'genn'; did you mean 'gen'? (see 'fluxjac mesh --help')"},
+      {"subcommand_far_from_any", "assemble --mesh {mesh}", "unknown subcommand 'assemble' (see 'fluxjac --help')"},
+      {"no_subcommand", "",
+       "'fluxjac' needs a subcommand: run, list, info, mesh, device, bench or compare (see 'fluxjac --help')"},
+      {"no_subcommand_of_mesh", "mesh",
+       "'fluxjac mesh' needs a subcommand: gen, dual or partition (see 'fluxjac mesh --help')"},
+      {"option", "run --mesh {mesh} --repz 3 --csv {csv}",
+       "unknown option '--repz'; did you mean '--reps'? (see 'fluxjac run --help')"},
+      {"option_with_value", "bench --mesh {mesh} --warmpu=0 --csv {csv}",
+       "unknown option '--warmpu'; did you mean '--warmup'? (see 'fluxjac bench --help')"},
+      {"option_far_from_any", "run --mesh {mesh} --no-such-option --csv {csv}",
+       "unknown option '--no-such-option' (see 'fluxjac run --help')"},
+      {"option_of_another_command", "run --mesh {mesh} --dry-run --csv {csv}",
+       "unknown option '--dry-run' (see 'fluxjac run --help')"},
+      {"value_too_many", "run --mesh {mesh} extra.h5 --csv {csv}",
+       "unexpected 'extra.h5': --mesh takes one value (see 'fluxjac run --help')"},
+      {"value_of_a_flag", "run --mesh {mesh} -q yes --csv {csv}",
+       "unexpected 'yes': -q takes no value (see 'fluxjac run --help')"},
+  };
+}
+
+class UnknownWord : public ::testing::TestWithParam<UnknownWordCase> {};
+
+TEST_P(UnknownWord, IsNamedWithTheNearestValidNameAndExitsThree) {
+  const TempDir folder;
+  std::string args = GetParam().args;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{mesh}", quoted(small_mesh())},
+                                   {"{csv}", quoted(folder.file("runs.csv"))}})
+    if (args.find(key) != std::string::npos) args.replace(args.find(key), key.size(), value);
+  const CommandResult result = run_fluxjac(args);
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_EQ(result.output, "fluxjac: error: " + GetParam().error + "\n");
+  expect_no_output(folder, "runs.csv");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, UnknownWord, ::testing::ValuesIn(unknown_word_cases()), CaseName());
+
+TEST(CliUsage, AMisspelledVariantIsNamedWithTheNearestOneInRunAndBench) {
+  const TempDir folder;
+  const std::string csv = folder.file("runs.csv");
+  for (const char* command : {"run", "bench"}) {
+    const CommandResult result = run_fluxjac(
+        fmt::format("{} -q --mesh {} --variant reference,dn52 --csv {}", command, quoted(small_mesh()), quoted(csv)));
+    EXPECT_EQ(result.exit_code, 3) << command << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("fluxjac: error: unknown variant 'dn52'; did you mean 'dn5_2'? (registered: ", 0), 0u)
+        << command << "\n"
+        << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << command << "\n" << result.output;
+    expect_no_output(folder, "runs.csv");
+  }
+}
+
 TEST(CliOptions, AMissingMeshIsInvalidInputInRunAndBench) {
   const TempDir folder;
   const std::string absent = folder.file("absent.h5");
@@ -775,16 +880,46 @@ TEST(CliRun, ThreadsOptionSetsTheReferenceThreads) {
 
 // ---- variants this machine cannot run --------------------------------------------------------------------------
 
-TEST(CliUsage, VariantNotBuiltIsRefusedBeforeAnyWork) {
+TEST(CliUsage, VariantNotBuiltIsRefusedBeforeAnyWorkInRunAndBench) {
   if (built_with_cuda()) GTEST_SKIP() << "this fluxjac was built with CUDA: every variant is available";
   const TempDir folder;
   const std::string csv = folder.file("runs.csv");
-  const CommandResult result = run_fluxjac(fmt::format(
-      "run --warmup 0 --reps 1 --mesh {} --variant reference,dn_10 --csv {}", quoted(small_mesh()), quoted(csv)));
-  EXPECT_EQ(result.exit_code, 3) << result.output;
-  EXPECT_EQ(result.output.rfind("fluxjac: error: ", 0), 0u) << "work before the refusal:\n" << result.output;
-  expect_all(result.output, {"dn_10", "CUDA"});
-  expect_no_output(folder, "runs.csv");
+  for (const char* variants : {"reference,dn_10", "dn_10"})
+    for (const char* command : {"run", "bench"}) {
+      const CommandResult result = run_fluxjac(fmt::format("{} --warmup 0 --reps 1 --mesh {} --variant {} --csv {}",
+                                                           command, quoted(small_mesh()), variants, quoted(csv)));
+      EXPECT_EQ(result.exit_code, 3) << command << " " << variants << "\n" << result.output;
+      EXPECT_EQ(
+          result.output.rfind("fluxjac: error: variant 'dn_10' needs CUDA, but this fluxjac was built without it", 0),
+          0u)
+          << "work before the refusal:\n"
+          << result.output;
+      expect_no_output(folder, "runs.csv");
+    }
+}
+
+// ---- a sweep that runs no case fails, in run and bench alike ----------------------------------------------------
+
+TEST(CliSweep, ASweepInWhichNoCaseRanFailsAndSaysWhyOnce) {
+  // The reference has no compute-only mode: every case is skipped when it is set up.
+  const std::string why = "variant 'reference' runs only in mode 'full'";
+  for (const auto& [command, error] : std::vector<std::pair<std::string, std::string>>{
+           {"bench", "fluxjac: error: no case ran: " + why},
+           {"run", "fluxjac: error: " + small_mesh() + " reference compute-only could not run: " + why}}) {
+    const CommandResult result = run_fluxjac(fmt::format(
+        "{} -q --warmup 0 --reps 1 --mesh {} --variant reference --mode compute-only", command, quoted(small_mesh())));
+    EXPECT_EQ(result.exit_code, 3) << command << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, "0 ran, 1 skipped, 0 failed")) << command << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, error)) << command << "\n" << result.output;
+    EXPECT_EQ(count_of(result.output, "fluxjac: error:"), 1u) << command << "\n" << result.output;
+  }
+  // One case that runs is enough; the summary line says once why the others were skipped.
+  const CommandResult some = run_fluxjac(fmt::format(
+      "bench -q --warmup 0 --reps 1 --mesh {} --variant reference --mode full,compute-only", quoted(small_mesh())));
+  EXPECT_EQ(some.exit_code, 0) << some.output;
+  EXPECT_TRUE(
+      contains(some.output, "2 cases: 1 ran, 1 skipped, 0 failed; validation: 1 passed, 0 failed; skipped: " + why))
+      << some.output;
 }
 
 TEST(CliRun, AllInACpuOnlyBuildSaysItMeansTheReference) {
@@ -794,27 +929,52 @@ TEST(CliRun, AllInACpuOnlyBuildSaysItMeansTheReference) {
   expect_all(result.output, {"fluxjac: note: 'all' means the variants this build can run: reference", "PASS"});
 }
 
-TEST(CliRun, WithoutAGpuAllSkipsTheGpuVariantsAndANamedOneIsRefused) {
+TEST(CliRun, WithoutAGpuAllSkipsTheGpuVariantsSayingWhyOnce) {
   if (!built_with_cuda()) GTEST_SKIP() << "needs a CUDA build (the CPU-only build has no GPU variants)";
   if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  const GpuUnavailable& no_gpu = gpu_unavailable();
   const TempDir folder;
   const std::string json = folder.file("all.json");
   const CommandResult all = quick_run("--variant all --json " + quoted(json));
   EXPECT_EQ(all.exit_code, 0) << all.output;
-  expect_all(all.output, {"reference", "PASS", "skipped: no GPU found"});
+  expect_all(all.output, {"reference", "PASS", "skipped: " + no_gpu.brief, "; skipped: " + no_gpu.brief + "\n"});
+  // The full reason once (a note), the brief one in each row.
+  EXPECT_EQ(count_of(all.output, no_gpu.detail), 1u) << all.output;
   EXPECT_TRUE(contains(read_text(json), "\"status\": \"skipped\"")) << read_text(json);
+  EXPECT_TRUE(contains(read_text(json), "\"reason\": \"" + no_gpu.brief + "\"")) << read_text(json);
+}
 
-  const std::string csv = folder.file("hd.csv");
-  const CommandResult named = run_fluxjac(fmt::format(
-      "run --warmup 0 --reps 1 --mesh {} --variant reference,hd --csv {}", quoted(small_mesh()), quoted(csv)));
-  EXPECT_EQ(named.exit_code, 3) << named.output;
-  EXPECT_EQ(named.output.rfind("fluxjac: error: variant 'hd' needs a GPU: no GPU found", 0), 0u) << named.output;
-  expect_no_output(folder, "hd.csv");
+TEST(CliRun, WithoutADriverTheReasonIsNoCudaDevice) {
+  if (!built_with_cuda()) GTEST_SKIP() << "needs a CUDA build (the CPU-only build has no GPU variants)";
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  if (std::filesystem::exists("/proc/driver/nvidia/version"))
+    GTEST_SKIP() << "an NVIDIA driver is installed: the reason may be the CUDA runtime's";
+  // The CUDA runtime says "CUDA driver version is insufficient for CUDA runtime version" where there is no driver.
+  EXPECT_EQ(gpu_unavailable().brief, "no CUDA device");
+  EXPECT_EQ(gpu_unavailable().detail, "no CUDA device (no NVIDIA driver is installed)");
+  EXPECT_FALSE(contains(quick_run("--variant all").output, "insufficient"));
+}
 
-  const CommandResult bench =
-      run_fluxjac(fmt::format("bench -q --warmup 0 --reps 1 --mesh {} --variant hd", quoted(small_mesh())));
-  EXPECT_EQ(bench.exit_code, 0) << bench.output;
-  expect_all(bench.output, {"skipped: no GPU found", "1 case: 0 ran, 1 skipped, 0 failed"});
+TEST(CliSweep, OnlyGpuVariantsWithoutAGpuFailBeforeAnyWorkInRunAndBench) {
+  if (!built_with_cuda()) GTEST_SKIP() << "needs a CUDA build (the CPU-only build has no GPU variants)";
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  const TempDir folder;
+  const std::string csv = folder.file("runs.csv");
+  const std::string why = "needs a GPU: " + gpu_unavailable().detail + "; select CPU variants";
+  for (const auto& [command, error] : std::vector<std::pair<std::string, std::string>>{
+           {"bench", "fluxjac: error: no case can run here: variant 'hd' " + why},
+           {"run", "fluxjac: error: variant 'hd' " + why}}) {
+    const CommandResult result = run_fluxjac(fmt::format("{} --warmup 0 --reps 1 --mesh {} --variant hd --csv {}",
+                                                         command, quoted(small_mesh()), quoted(csv)));
+    EXPECT_EQ(result.exit_code, 3) << command << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind(error, 0), 0u) << command << "\n" << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << command << "\n" << result.output;
+    expect_no_output(folder, "runs.csv");
+  }
+  // A dry run lists the cases, each skipped with the brief reason.
+  const CommandResult dry = run_fluxjac(fmt::format("bench --dry-run --mesh {} --variant hd", quoted(small_mesh())));
+  EXPECT_EQ(dry.exit_code, 0) << dry.output;
+  EXPECT_TRUE(contains(dry.output, "(skipped: " + gpu_unavailable().brief + ")")) << dry.output;
 }
 
 TEST(CliUsage, VariantNotBuiltSaysSoAndExitsThree) {

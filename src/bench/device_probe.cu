@@ -86,18 +86,27 @@ DeviceCeilings measure() {
 
 }  // namespace
 
-std::string gpu_unavailable_reason() {
-  static const std::string reason = [] {
+const GpuUnavailable& gpu_unavailable() {
+  static const GpuUnavailable reason = []() -> GpuUnavailable {
     int count = 0;
     // Not FLUXJAC_CUDA_CHECK: its message names this source file; a missing GPU is the user's machine, not a bug.
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) return std::string("no GPU found (") + cudaGetErrorString(status) + ")";
-    return count > 0 ? std::string() : std::string("no GPU found (no CUDA device)");
+    if (status == cudaSuccess && count > 0) return {};
+    // Without a driver the runtime says "driver version is insufficient": true, but it reads as an old driver.
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);  // 0 where no NVIDIA driver is installed
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0) return {"no CUDA device", "no CUDA device (no NVIDIA driver is installed)"};
+    if (status == cudaSuccess || status == cudaErrorNoDevice)
+      return {"no CUDA device", "no CUDA device (the NVIDIA driver finds none)"};
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    return {"CUDA device unusable", std::string("CUDA device unusable: ") + cudaGetErrorString(status) + " (driver " +
+                                        version(driver) + ", runtime " + version(runtime) + ")"};
   }();
   return reason;
 }
 
-bool gpu_available() { return gpu_unavailable_reason().empty(); }
+bool gpu_available() { return gpu_unavailable().brief.empty(); }
 
 std::optional<DeviceCeilings> probe_device() {
   static std::optional<DeviceCeilings> cached;

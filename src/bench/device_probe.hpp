@@ -20,9 +20,17 @@ struct DeviceCeilings {
   double fp64_gflops = 0.0;         ///< FP64 FMA rate, 2 flops per FMA, / 1e9
 };
 
-/// \brief Why no GPU variant can run in this process, in words a user can act on (CUDA's own error text, no
-/// source paths); empty when a CUDA device is usable. Asked once, then cached.
-std::string gpu_unavailable_reason();
+/// \brief Why no GPU variant can run in this process: `brief`, a few words for each skipped case ("no CUDA
+/// device", "CUDA device unusable", "built without CUDA"), and `detail`, the sentence a sweep says once (the CUDA
+/// runtime's own error text only where a driver is installed but no device can be used). Both empty when a CUDA
+/// device is usable.
+struct GpuUnavailable {
+  std::string brief;
+  std::string detail;
+};
+
+/// \brief Why no GPU variant can run here (see GpuUnavailable). Asked once, then cached.
+const GpuUnavailable& gpu_unavailable();
 
 /// \brief Whether a CUDA device is usable (false in CPU-only builds or without a GPU).
 bool gpu_available();

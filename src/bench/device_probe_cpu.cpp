@@ -3,7 +3,12 @@
 #include "bench/device_probe.hpp"
 
 namespace fluxjac {
-std::string gpu_unavailable_reason() { return "this fluxjac was built without CUDA"; }
+const GpuUnavailable& gpu_unavailable() {
+  static const GpuUnavailable reason{"built without CUDA",
+                                     "this fluxjac was built without CUDA (rebuild with nvcc available, "
+                                     "-DFLUXJAC_CUDA=ON)"};
+  return reason;
+}
 bool gpu_available() { return false; }
 std::optional<DeviceCeilings> probe_device() { return std::nullopt; }
 }  // namespace fluxjac

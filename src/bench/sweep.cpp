@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <iterator>
 #include <memory>
 
 #include <fmt/format.h>
@@ -48,6 +49,16 @@ RunRecord unrun_record(const PreparedMesh& mesh, const CaseRequest& request, con
   return record;
 }
 
+/// "variant 'hd' needs a GPU: no CUDA device (...); select ...": why GPU variants cannot run, and what to do.
+std::string needs_gpu(const std::vector<std::string>& variants, const GpuUnavailable& no_gpu) {
+  std::vector<std::string> quoted;
+  for (const std::string& name : variants) quoted.push_back("'" + name + "'");
+  return fmt::format(
+      "variant{} {} need{} a GPU: {}; select CPU variants (e.g. --variant reference; 'fluxjac list') "
+      "or run on a GPU node",
+      variants.size() == 1 ? "" : "s", fmt::join(quoted, ", "), variants.size() == 1 ? "s" : "", no_gpu.detail);
+}
+
 }  // namespace
 
 SweepPlan plan_sweep(const SweepConfig& config) {
@@ -79,11 +90,12 @@ SweepPlan plan_sweep(const SweepConfig& config) {
     if (!variant_info(name).available) Registry::instance().create(name);  // throws: how to get a CUDA build
   const auto is_gpu = [](const std::string& name) { return variant_info(name).backend == Backend::kCuda; };
   const bool any_gpu = std::any_of(variants.begin(), variants.end(), is_gpu);
-  const std::string no_gpu = any_gpu ? gpu_unavailable_reason() : std::string();
-  for (const std::string& name : named)
-    if (is_gpu(name) && !no_gpu.empty() && config.named_cases_must_run)
-      fail(ExitCode::kUsage, "variant '{}' needs a GPU: {}; select CPU variants ('fluxjac list') or run on a GPU node",
-           name, no_gpu);
+  const GpuUnavailable no_gpu = any_gpu ? gpu_unavailable() : GpuUnavailable{};
+  std::vector<std::string> gpu_variants, named_gpu_variants;
+  std::copy_if(variants.begin(), variants.end(), std::back_inserter(gpu_variants), is_gpu);
+  std::copy_if(named.begin(), named.end(), std::back_inserter(named_gpu_variants), is_gpu);
+  if (!no_gpu.brief.empty() && config.named_cases_must_run && !named_gpu_variants.empty())
+    fail(ExitCode::kUsage, "{}", needs_gpu(named_gpu_variants, no_gpu));
 
   std::vector<AssemblyMode> modes;
   for (const std::string& mode : options.modes) add_unique(modes, parse_assembly_mode(mode));
@@ -118,9 +130,11 @@ SweepPlan plan_sweep(const SweepConfig& config) {
       plan.notes.push_back(
           fmt::format("'all' means the variants this build can run: {} (built without CUDA, so not {})",
                       fmt::join(variants, ", "), fmt::join(not_built, ", ")));
-    else if (!no_gpu.empty())
-      plan.notes.push_back(fmt::format("'all': the GPU variants are skipped here: {}", no_gpu));
   }
+  // Said once here; each skipped case's row carries the brief reason.
+  if (!no_gpu.brief.empty())
+    plan.notes.push_back(
+        fmt::format("GPU variants skipped here ({}): {}", fmt::join(gpu_variants, ", "), no_gpu.detail));
 
   // ---- the cases -------------------------------------------------------------------------------------------------
   const std::string cache = config.cache_dir.empty() ? default_mesh_cache() : config.cache_dir;
@@ -148,11 +162,20 @@ SweepPlan plan_sweep(const SweepConfig& config) {
             sweep_case.timing.edges_per_block = units;
             sweep_case.timing.strategy = strategy;
             sweep_case.named = is_named;
-            if (gpu) sweep_case.skip_reason = no_gpu;
+            if (gpu) sweep_case.skip_reason = no_gpu.brief;
             plan.cases.push_back(std::move(sweep_case));
           }
     }
   return plan;
+}
+
+void check_some_case_runs(const SweepPlan& plan) {
+  std::vector<std::string> skipped;
+  for (const SweepCase& sweep_case : plan.cases) {
+    if (sweep_case.skip_reason.empty()) return;
+    add_unique(skipped, sweep_case.variant);
+  }
+  if (!skipped.empty()) fail(ExitCode::kUsage, "no case can run here: {}", needs_gpu(skipped, gpu_unavailable()));
 }
 
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {

@@ -44,7 +44,7 @@ struct SweepCase {
   std::string variant;
   TimingOptions timing;
   bool named = false;       ///< the variant was asked for by name, not brought in by "all"
-  std::string skip_reason;  ///< why the case cannot run on this machine (recorded as skipped); empty: it runs
+  std::string skip_reason;  ///< why the case cannot run here, briefly ("no CUDA device"; skipped); empty: it runs
 };
 
 /// \brief The resolved meshes and every case in run order (mesh, variant, assembly, edges per block, mode).
@@ -58,6 +58,11 @@ struct SweepPlan {
 /// \brief Checks the configuration (check_case_options, then options that contradict each other or cannot run
 /// here: Error(kUsage) naming what to fix) and lists the cases. Generates and reads nothing.
 SweepPlan plan_sweep(const SweepConfig& config);
+
+/// \brief Error(kUsage) when every case of the plan is skipped up front (GPU variants only, and no usable CUDA
+/// device), naming the variants and why, once: a sweep that would run nothing fails before any work. `run` and
+/// `bench` call it after plan_sweep (`bench --dry-run` does not: it lists the skipped cases).
+void check_some_case_runs(const SweepPlan& plan);
 
 /// \brief "mixed:100:rcm hd full node epb=16": how progress lines name a case.
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case);
@@ -82,9 +87,9 @@ struct SweepResult {
 };
 
 /// \brief Runs every case of the plan on the ranks of comm (one: the single-process path; many: each case on the
-/// ranks' parts of the mesh, docs/design.md 9). Errors of a case (Error with kUsage or kInvalidInput: skipped;
-/// anything else: failed) are recorded and the sweep goes on; errors reading or generating a mesh, and a stored
-/// reference of another mesh (checked before any case runs), end it.
+/// ranks' parts of the mesh, docs/design.md, "Many GPUs"). Errors of a case (Error with kUsage or kInvalidInput:
+/// skipped; anything else: failed) are recorded and the sweep goes on; errors reading or generating a mesh, and a
+/// stored reference of another mesh (checked before any case runs), end it.
 SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
                       const Communicator& comm = Communicator::world());
 

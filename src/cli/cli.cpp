@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +10,7 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@
 #include "parallel/ghost_exchange.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/nearest_name.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -75,10 +78,79 @@ int run_action(const CommandAction& action) {
 
 namespace {
 
-/// CLI11 shows a negatable flag as "--validate,--no-validate{false}", which reads as "off by default"; the
-/// option's help text says its default instead.
+/// Help texts fit this many columns; option descriptions start at kHelpColumn.
+constexpr std::size_t kHelpWidth = 100;
+constexpr std::size_t kHelpColumn = 30;
+
+/// `text` with every line longer than `width` broken at spaces; lines that start with a space (examples, lists)
+/// are kept whole.
+std::string wrap(const std::string& text, std::size_t width) {
+  std::string wrapped;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    if (line.size() <= width || line.front() == ' ') {
+      wrapped += line;
+    } else {
+      std::size_t column = 0;
+      for (std::size_t word = 0; word < line.size();) {
+        const std::size_t word_end = std::min(line.find(' ', word), line.size());
+        const std::size_t length = word_end - word;
+        if (column > 0 && column + 1 + length > width) {
+          wrapped += '\n';
+          column = 0;
+        } else if (column > 0) {
+          wrapped += ' ';
+          ++column;
+        }
+        wrapped.append(line, word, length);
+        column += length;
+        word = word_end + 1;
+      }
+    }
+    if (end < text.size()) wrapped += '\n';
+    start = end + 1;
+  }
+  return wrapped;
+}
+
+/// A description's summary, up to its first ". " or ": ": what a command's list of subcommands shows.
+std::string summary(const std::string& text) {
+  for (std::size_t stop = text.find_first_of(".:"); stop != std::string::npos;
+       stop = text.find_first_of(".:", stop + 1))
+    if (stop + 1 < text.size() && text[stop + 1] == ' ' &&
+        (stop < 3 || (text.compare(stop - 3, 3, "e.g") != 0 && text.compare(stop - 3, 3, "i.e") != 0)))
+      return text.substr(0, stop);
+  return text;
+}
+
+/// Help that reads at kHelpWidth columns: descriptions, footers and option texts wrapped; a subcommand's summary
+/// in its parent's list. CLI11 also shows a negatable flag as "--validate,--no-validate{false}", which
+/// reads as "off by default"; the option's help text says its default instead.
 class HelpFormatter : public CLI::Formatter {
  public:
+  HelpFormatter() { column_width(kHelpColumn); }
+
+  std::string make_description(const CLI::App* app) const override {
+    const std::string description = CLI::Formatter::make_description(app);
+    return description.empty() ? description : wrap(description, kHelpWidth) + "\n";
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap(CLI::Formatter::make_footer(app), kHelpWidth);
+  }
+  std::string make_option_desc(const CLI::Option* option) const override {
+    return wrap(CLI::Formatter::make_option_desc(option), kHelpWidth - kHelpColumn);
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    const std::string name = "  " + sub->get_name();
+    std::string text = name.size() < kHelpColumn ? name + std::string(kHelpColumn - name.size(), ' ')
+                                                 : name + "\n" + std::string(kHelpColumn, ' ');
+    for (const char c : wrap(summary(sub->get_description()), kHelpWidth - kHelpColumn))
+      text += c == '\n' ? "\n" + std::string(kHelpColumn, ' ') : std::string(1, c);
+    return text + "\n";
+  }
+
   std::string make_option_name(const CLI::Option* option, bool positional) const override {
     std::string name = CLI::Formatter::make_option_name(option, positional);
     for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{', open)) {
@@ -90,17 +162,92 @@ class HelpFormatter : public CLI::Formatter {
   }
 };
 
-/// "fluxjac run" for a parse error in `run`'s options: the command whose --help tells how to fix it.
-std::string command_path(const CLI::App& app) {
-  std::string path = app.get_name();
-  for (const CLI::App* current = &app; !current->get_subcommands().empty();) {
-    current = current->get_subcommands().front();
-    path += " " + current->get_name();
+/// A command-line error in words: what is wrong and the command whose --help tells how to fix it.
+struct UsageProblem {
+  std::string message;  ///< empty where the parser's own message is the better one
+  std::string command;  ///< "fluxjac run"
+};
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (!sub->get_name().empty()) names.push_back(sub->get_name());
+  return names;
+}
+
+/// "a, b or c"
+std::string or_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+/// A word that names an option ("--reps", "-q", "--reps=3"), not a value such as "-1" or "-".
+bool is_option_word(const std::string& word) {
+  return word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) && word[1] != '.';
+}
+
+/// Reads the command line as the parser does, as far as the first word that no command knows: an unknown
+/// subcommand or option, named with the nearest valid one, or a missing subcommand. CLI11's messages for these
+/// ("A subcommand is required", "The following arguments were not expected") do not say which word is wrong.
+UsageProblem diagnose(const CLI::App& app, const std::vector<std::string>& words) {
+  const CLI::App* command = &app;
+  UsageProblem problem{"", app.get_name()};
+  std::string last_option;  // the last option given, and the words it may still take as its values
+  std::size_t values = 0;
+  int most_values = 0;
+  for (const std::string& word : words) {
+    if (word == "--") break;
+    if (is_option_word(word)) {
+      // --name=value, -qvalue: the option is the part before the value
+      const std::string name = word.substr(0, word[1] == '-' ? word.find('=') : 2);
+      const CLI::Option* option = command->get_option_no_throw(name);
+      if (!option) {
+        problem.message = fmt::format("unknown option '{}'{}", name, did_you_mean(name, option_names(*command)));
+        return problem;
+      }
+      most_values = std::max(0, option->get_items_expected_max());
+      values = name.size() == word.size() ? static_cast<std::size_t>(most_values) : 0;
+      last_option = name;
+      continue;
+    }
+    if (values > 0) {
+      --values;
+      continue;
+    }
+    const auto subcommands = subcommand_names(*command);
+    const auto sub = std::find(subcommands.begin(), subcommands.end(), word);
+    if (sub != subcommands.end()) {
+      command = command->get_subcommand(word);
+      problem.command += " " + word;
+      continue;
+    }
+    if (!command->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) continue;
+    if (!subcommands.empty())
+      problem.message = fmt::format("unknown subcommand '{}'{}", word, did_you_mean(word, subcommands));
+    else if (!last_option.empty())
+      problem.message =
+          fmt::format("unexpected '{}': {} takes {}", word, last_option, most_values == 0 ? "no value" : "one value");
+    else
+      problem.message = fmt::format("unexpected '{}': '{}' takes options only", word, problem.command);
+    return problem;
   }
-  return path;
+  if (command->get_require_subcommand_min() > 0)  // and the words name none
+    problem.message = fmt::format("'{}' needs a subcommand: {}", problem.command, or_list(subcommand_names(*command)));
+  return problem;
 }
 
 }  // namespace
+
+std::vector<std::string> option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  return names;
+}
 
 int run_cli(int argc, char** argv) {
   CLI::App app{
@@ -128,8 +275,9 @@ int run_cli(int argc, char** argv) {
       "  fluxjac run --config configs/default.toml\n"
       "  fluxjac bench --config configs/paper.toml --json paper.json\n"
       "  fluxjac compare base.json paper.json --time-tolerance 0.1\n"
-      "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage, 4 run-time error\n"
-      "(CUDA, I/O such as a full disk, out of memory or threads).");
+      "Exit codes: 0 ok, 1 validation failed (compare: a regression), 2 invalid input, 3 usage (also: a sweep in "
+      "which no case can run here, e.g. GPU variants without a CUDA device), 4 run-time error (CUDA, I/O such as a "
+      "full disk, out of memory or threads).");
 
   try {
     app.parse(argc, argv);
@@ -141,9 +289,10 @@ int run_cli(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line like every other error, naming the help that explains the options.
-    std::string message = e.what();
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", message.c_str(), command_path(app).c_str());
+    UsageProblem problem = diagnose(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+    if (problem.message.empty()) problem.message = e.what();
+    std::replace(problem.message.begin(), problem.message.end(), '\n', ' ');
+    std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", problem.message.c_str(), problem.command.c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
   // Only run and bench share work between ranks; any other command would be done P times, over the same files.

@@ -64,6 +64,7 @@ int bench(const BenchOptions& options) {
     if (options.scaling == "weak")
       for (std::string& mesh : config.meshes) mesh = scale_mesh_spec(mesh, count);
     const SweepPlan plan = plan_sweep(config);
+    if (!options.dry_run) check_some_case_runs(plan);  // a dry run lists the skipped cases
     if (count == counts.front()) print_notes(plan);
     for (SweepCase sweep_case : plan.cases) {
       sweep_case.mesh += all_plans.meshes.size();
@@ -118,7 +119,8 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       "folder. Every case is timed and validated (mode full) against the CPU reference, computed once per "
       "mesh; a case that cannot run (e.g. a GPU variant on a machine without a GPU) is recorded as skipped with "
       "its reason. Progress goes to stderr, tables to stdout, one row per case to CSV/JSON (layout: "
-      "docs/bench-json.md). Exit code 1 when a validation fails, 4 when a case fails with a run-time error.");
+      "docs/bench-json.md). Exit code 1 when a validation fails, 3 when no case can run here (e.g. only GPU "
+      "variants and no CUDA device), 4 when a case fails with a run-time error.");
   add_config_option(*bench_app);
   bench_app
       ->add_option("--mesh,--meshes", sweep.meshes,

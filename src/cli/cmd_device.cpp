@@ -1,4 +1,7 @@
 // fluxjac device: the GPU and its measured ceilings (copy bandwidth, FP64 FMA rate).
+#include <cctype>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "bench/device_probe.hpp"
@@ -16,11 +19,9 @@ void add_device_command(CLI::App& app, CommandAction& action) {
     action = [] {
       const auto ceilings = probe_device();
       if (!ceilings) {
-#if defined(FLUXJAC_WITH_CUDA)
-        fmt::print("No CUDA device found: the GPU variants cannot run here.\n");
-#else
-        fmt::print("This fluxjac was built without CUDA: no GPU variants (rebuild with nvcc available).\n");
-#endif
+        std::string reason = gpu_unavailable().detail;  // "no CUDA device (...)": a sentence here
+        reason[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(reason[0])));
+        fmt::print("{}: the GPU variants cannot run here.\n", reason);
         return 0;
       }
       fmt::print("device            {}\n", ceilings->name);

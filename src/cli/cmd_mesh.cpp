@@ -132,9 +132,10 @@ void add_gen_command(CLI::App& mesh, CommandAction& action) {
   auto options = std::make_shared<MeshGenOptions>();
   CLI::App* gen = mesh.add_subcommand(
       "gen",
-      "Generate a jittered unit-box mesh of N^3 hexahedra split into tetrahedra, prisms, or a mix (prism layers "
-      "near z = 0, tetrahedra above, about 5.4 edges per node like the paper's wing-body mesh), with median-dual "
-      "metrics, dual volumes, a node ordering, and a Mach 0.85 state with stagnation and supersonic regions. "
+      "Generate a box mesh of N^3 hexahedra split into tetrahedra, prisms or a mix. The unit box is jittered; the "
+      "mix has prism layers near z = 0 and tetrahedra above, about 5.4 edges per node like the paper's wing-body "
+      "mesh. The file holds median-dual metrics, dual volumes, a node ordering, and a Mach 0.85 state with "
+      "stagnation and supersonic regions. "
       "N = 100 with --kind mixed gives the paper's size (about 1M nodes, 6M edges).");
   gen->add_option("--kind", options->kind, "cell kind: " + mesh_kind_names())->capture_default_str();
   gen->add_option("--n", options->spec.n, "hexahedra per direction: (N+1)^3 nodes")
@@ -162,7 +163,7 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
       "scripts/import_mesh.py writes one from Gmsh, SU2, CGNS, VTK, Medit and other meshes. Edge orientation "
       "(L < R) does not depend on the cell numbering; an inverted or degenerate cell is an error naming the cell.");
   dual->add_option("elements", options->input, "input element mesh (.h5, format fluxjac-element-mesh)")->required();
-  dual->add_option("-o,--output", options->output, "output edge mesh (.h5, docs/design.md 3.1), written atomically")
+  dual->add_option("-o,--output", options->output, "output edge mesh (.h5, docs/formats.md), written atomically")
       ->required();
   dual->add_option(
           "--order", options->order,
@@ -198,9 +199,11 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
 }  // namespace
 
 void add_mesh_command(CLI::App& app, CommandAction& action) {
-  CLI::App* mesh = app.add_subcommand("mesh",
-                                      "Make meshes: 'gen' builds box meshes, 'dual' the edge mesh of an element mesh "
-                                      "(see 'fluxjac mesh gen --help', 'fluxjac mesh dual --help')");
+  CLI::App* mesh = app.add_subcommand(
+      "mesh",
+      "Make edge meshes (gen, dual, partition): 'gen' builds box meshes, 'dual' the edge mesh of an element mesh, "
+      "'partition' splits an edge mesh into parts for a run on many ranks. Each has its own help, e.g. 'fluxjac mesh "
+      "partition --help'.");
   mesh->require_subcommand(1);
   add_gen_command(*mesh, action);
   add_dual_command(*mesh, action);

@@ -58,7 +58,7 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   auto request = std::make_shared<PartitionRequest>();
   CLI::App* partition = mesh.add_subcommand(
       "partition",
-      "Split an edge mesh into parts for a many-GPU run, one part per rank: METIS k-way on the node graph (vertices "
+      "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
       "weighted by 1 + degree, minimum edge cut), nodes renumbered so that each part owns a contiguous range (in the "
       "order they had), edges sorted by the part of their L node, each part's ghost nodes and halo edges listed. "
       "The output is an ordinary edge mesh (every command reads it) plus the group /partition (docs/formats.md), "

@@ -53,6 +53,7 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
   if (!options.mesh.empty()) sweep.meshes = {options.mesh};
   sweep.named_cases_must_run = true;
   const SweepPlan plan = plan_sweep(sweep);
+  check_some_case_runs(plan);
   const std::map<std::string, std::string> outputs = output_files(plan, options.output);
   if (outputs.size() > 1) {
     std::vector<OutputPath> checked;
@@ -86,7 +87,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       "variants) and validate it against the CPU reference or a stored Jacobian. Prints progress on stderr and a "
       "table on stdout; writes CSV/JSON and the Jacobian on request. 'run' is a 'bench' sweep of one mesh: the "
       "case options are the same. Exit code 1 when a validation fails, 3 when a variant asked for by name "
-      "cannot run.");
+      "cannot run here (a GPU variant without a CUDA device) or no case runs, 4 when a case fails with a run-time "
+      "error.");
   add_config_option(*run_app);
   run_app->add_option("--mesh", options->mesh,
                       "edge mesh file (.h5, format fluxjac-edge-mesh) or a generator spec kind:n:order[:seed] "

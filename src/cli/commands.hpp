@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +20,9 @@ void add_mesh_command(CLI::App& app, CommandAction& action);
 void add_device_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
 void add_compare_command(CLI::App& app, CommandAction& action);
+
+/// \brief The option names of a command as typed ("--reps", "-q"), for "did you mean" (cli.cpp).
+std::vector<std::string> option_names(const CLI::App& command);
 
 /// \brief Adds `partition` to the `mesh` subcommand (cmd_mesh_partition.cpp).
 void add_mesh_partition_command(CLI::App& mesh, CommandAction& action);

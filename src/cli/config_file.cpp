@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/nearest_name.hpp"
 
 namespace fluxjac {
 namespace {
@@ -221,9 +223,13 @@ void apply_config_file(CLI::App& subcommand) {
     std::string key = entry.key;  // TOML style edges_per_block and option style edges-per-block both work
     std::replace(key.begin(), key.end(), '_', '-');
     CLI::Option* option = subcommand.get_option_no_throw("--" + key);
-    if (!option || key == "config")
-      fail(ExitCode::kUsage, "{}:{}: unknown key '{}' (keys are the long options of 'fluxjac {}')", path, entry.line,
-           entry.key, subcommand.get_name());
+    if (!option || key == "config") {
+      std::vector<std::string> keys;
+      for (const std::string& name : option_names(subcommand))
+        if (name.rfind("--", 0) == 0 && name != "--config" && name != "--help") keys.push_back(name.substr(2));
+      fail(ExitCode::kUsage, "{}:{}: unknown key '{}'{} (keys are the long options of 'fluxjac {}')", path, entry.line,
+           entry.key, did_you_mean(key, keys), subcommand.get_name());
+    }
     const auto [other, first] = set_by.emplace(option, &entry);
     if (!first)
       fail(ExitCode::kUsage, "{}:{}: '{}' sets the same option as '{}' on line {}", path, entry.line, entry.key,

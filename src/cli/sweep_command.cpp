@@ -195,13 +195,25 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
   const auto validated = count([](const RunRecord& r) { return r.validated; });
   const auto invalid = count([](const RunRecord& r) { return r.validated && !r.comparison.passed; });
   const auto ran = static_cast<std::ptrdiff_t>(records.size()) - skipped - failed;
+  // Why cases were skipped, said once (in the summary, or in the error when none ran): their reason where they
+  // share one ("no CUDA device"), else the table's.
+  std::string skip_reason;
+  bool one_reason = true;
+  for (const RunRecord& r : records)
+    if (r.status == CaseStatus::kSkipped) {
+      one_reason = one_reason && (skip_reason.empty() || skip_reason == r.reason);
+      skip_reason = r.reason;
+    }
+  const std::string why_skipped = one_reason ? ": " + skip_reason : " (the table says why)";
+  const std::string skipped_note =
+      skipped == 0 || ran == 0 ? "" : "; skipped: " + (one_reason ? skip_reason : std::string("see the table"));
   if (speak && validated > 0)
     fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e} (max|A - R| / max|R|); reference: {}\n",
                config.cases.tolerances.adiag, config.cases.tolerances.aoff,
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
   if (speak)
-    fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed\n", records.size(),
-               records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid);
+    fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed{}\n", records.size(),
+               records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid, skipped_note);
   for (const RunRecord& r : records)
     if (speak && r.validated && !r.comparison.pattern_message.empty())
       fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant.name, r.mesh.name, r.comparison.pattern_message);
@@ -222,10 +234,11 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
                      records[i].reason);
         return static_cast<int>(ExitCode::kUsage);
       }
-    if (ran == 0) {
-      if (speak) fmt::print(stderr, "fluxjac: error: no case ran (the table says why)\n");
-      return static_cast<int>(ExitCode::kUsage);
-    }
+  }
+  // A sweep that measured nothing has not done what it was asked, whichever command ran it.
+  if (ran == 0) {
+    if (speak) fmt::print(stderr, "fluxjac: error: no case ran{}\n", why_skipped);
+    return static_cast<int>(ExitCode::kUsage);
   }
   return 0;
 }

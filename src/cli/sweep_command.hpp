@@ -34,9 +34,9 @@ SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportF
 
 /// \brief Writes the report files that go to standard output, prints a table per mesh, the tolerances and a
 /// summary line (on stderr when a report took standard output), and returns the exit code: 1 when a
-/// validation failed, 4 when a case failed with a run-time error; with config.named_cases_must_run (run) also 3
-/// when a case of a variant named explicitly was skipped or when no case ran; otherwise 0 (skipped cases are
-/// listed in the tables).
+/// validation failed, 4 when a case failed with a run-time error, 3 when no case ran (every one skipped) or, with
+/// config.named_cases_must_run (run), when a case of a variant named explicitly was skipped; otherwise 0 (skipped
+/// cases are listed in the tables, their reason once in the summary line).
 int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepConfig& config,
                  const ReportFiles& reports);
 

@@ -7,6 +7,7 @@
 
 #include "util/error.hpp"
 #include "util/named_enum.hpp"
+#include "util/nearest_name.hpp"
 #include "util/text.hpp"
 
 namespace fluxjac {
@@ -101,7 +102,7 @@ std::unique_ptr<Variant> Registry::create(const std::string& name) const {
 void Registry::throw_unknown(const std::string& name) const {
   std::vector<std::string> names;
   for (const auto& info : list()) names.push_back(info.name);
-  fail(ExitCode::kUsage, "unknown variant '{}': registered variants are {} (see 'fluxjac list')", name,
+  fail(ExitCode::kUsage, "unknown variant '{}'{} (registered: {}; see 'fluxjac list')", name, did_you_mean(name, names),
        fmt::join(names, ", "));
 }
 
