@@ -1,3 +1,4 @@
+// ctest-label: unit
 // Unit tests of the "did you mean" helper (util/nearest_name.hpp): edit distances and when a name is near enough
 // to be suggested.
 #include <string>
