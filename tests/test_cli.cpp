@@ -1,8 +1,9 @@
 // ctest-label: cli
 // CLI integration tests: run the real `fluxjac` executable on tiny meshes made by `fluxjac mesh gen` — help
 // texts, the registry listing, mesh generation and `info`, reference runs with table/CSV/JSON output, stored
-// references (exact and perturbed), TOML configs, and every invalid input of docs/design.md 3.1 and usage error as
-// the user sees it: exit code, one `fluxjac: error:` line naming file, dataset and index, no partial output.
+// references (exact and perturbed), TOML configs, and every invalid input of docs/design.md, "Edge mesh and state" and
+// usage error as the user sees it: exit code, one `fluxjac: error:` line naming file, dataset and index, no partial
+// output.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,7 +33,7 @@ using test::CommandResult;
 using test::run_fluxjac;
 using test::TempDir;
 
-/// Every name the registry must show (docs/design.md 2).
+/// Every name the registry must show (docs/design.md, "The variants").
 const std::vector<std::string> kVariantNames = {"reference", "dn_10", "dn_5", "dn_2", "dn5_2", "edn_5", "edn5_2", "hd"};
 
 /// Repetitions kept to one: these tests check behaviour, not timings.
@@ -507,7 +508,8 @@ TEST(CliConfig, EveryShippedConfigIsRead) {
   }
 }
 
-// ---- invalid input (docs/design.md 3.1): exit 2, one line naming file, dataset and index, no output file -----------
+// ---- invalid input (docs/design.md, "Edge mesh and state"): exit 2, one line naming file, dataset and index, no
+// output file -----------
 
 /// The files a bad-input case passes to `fluxjac run`, and the one its message must name.
 struct BadInputFiles {

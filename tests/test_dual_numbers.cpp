@@ -167,7 +167,8 @@ void check_composite(double x, double y) {
   }
 }
 
-// ---- Jacobians of the flux from a dual type, per the two seedings of docs/design.md 1.3 -----------------
+// ---- Jacobians of the flux from a dual type, per the two seedings of docs/design.md, "Two ways to get dF/dQ: seeded
+// and direct" -----------------
 
 /// \brief dF/dUL by the direct seeding (Alg. 4): conservative inputs, identity seeds, ceil(5/N) passes.
 /// T = D on the left, TO = double on the right.

@@ -1,8 +1,8 @@
 // ctest-label: gpu
-// Many ranks on the GPU (docs/design.md 9): for every GPU variant and strategy, `mpirun -np 2 fluxjac run` validates
-// against the distributed CPU reference and writes the Jacobian file of one process: Aoff equal, and Adiag bit for
-// bit with node assembly (each row summed in the same order on any number of ranks). On a machine with one GPU the
-// two ranks share it and the ghost states travel through host memory (NCCL needs a GPU per rank); on more GPUs,
+// Many ranks on the GPU (docs/design.md, "Many GPUs"): for every GPU variant and strategy, `mpirun -np 2 fluxjac run`
+// validates against the distributed CPU reference and writes the Jacobian file of one process: Aoff equal, and Adiag
+// bit for bit with node assembly (each row summed in the same order on any number of ranks). On a machine with one GPU
+// the two ranks share it and the ghost states travel through host memory (NCCL needs a GPU per rank); on more GPUs,
 // through NCCL. Skipped, with the reason, without a GPU, CUDA or MPI.
 #include <filesystem>
 #include <string>

@@ -1,6 +1,6 @@
 // ctest-label: unit
-// Jacobian files (docs/design.md 3.2): a bitwise round trip, the documented layout, one test per kind of invalid
-// file (one-line messages naming the file, dataset and first offending index), atomic writes, `fluxjac info`.
+// Jacobian files (docs/design.md, "Jacobian output"): a bitwise round trip, the documented layout, one test per kind of
+// invalid file (one-line messages naming the file, dataset and first offending index), atomic writes, `fluxjac info`.
 #include <cmath>
 #include <cstring>
 #include <filesystem>

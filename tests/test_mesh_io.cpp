@@ -1,7 +1,7 @@
 // ctest-label: unit
-// Mesh and state files (docs/design.md 3.1): bitwise round trips, the accepted variations (int64 edges, state in
-// its own file, fixed-length strings), one test per kind of invalid input (each message must name the file,
-// the dataset and the first offending index, on one line), the atomic writer, and `fluxjac info`.
+// Mesh and state files (docs/design.md, "Edge mesh and state"): bitwise round trips, the accepted variations (int64
+// edges, state in its own file, fixed-length strings), one test per kind of invalid input (each message must name the
+// file, the dataset and the first offending index, on one line), the atomic writer, and `fluxjac info`.
 #include <unistd.h>
 
 #include <cmath>

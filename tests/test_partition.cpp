@@ -1,9 +1,9 @@
 // ctest-label: cli
-// Partitioned meshes (docs/design.md 9, docs/formats.md "Partitioned edge mesh"): the invariants of a partition and its
-// renumbering on every kind of generated mesh (every node owned once, contiguous covering ranges, a stable
-// permutation, edges grouped by owner and unchanged but for their ids, ghosts and halo edges exactly the off-part
-// neighbours), the same reference Jacobian in either numbering, disconnected meshes, more parts than useful, the
-// file layout read back and checked, and bad input through the library and the `fluxjac mesh partition` command.
+// Partitioned meshes (docs/design.md, "Many GPUs", docs/formats.md "Partitioned edge mesh"): the invariants of a
+// partition and its renumbering on every kind of generated mesh (every node owned once, contiguous covering ranges, a
+// stable permutation, edges grouped by owner and unchanged but for their ids, ghosts and halo edges exactly the
+// off-part neighbours), the same reference Jacobian in either numbering, disconnected meshes, more parts than useful,
+// the file layout read back and checked, and bad input through the library and the `fluxjac mesh partition` command.
 // Tests that need METIS skip with a message in a build without it; the renumbering and the file layout are tested
 // on geometric slab partitions in every build.
 #include <algorithm>

@@ -121,7 +121,8 @@ TEST_P(VariantLanes, MatchTheReferenceOnAGeneratedMesh) {
 INSTANTIATE_TEST_SUITE_P(CpuEmulated, VariantLanes, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 
-/// Two edges by hand: 0-1 and 1-2, checked block by block against docs/design.md 1.1.
+/// Two edges by hand: 0-1 and 1-2, checked block by block against docs/design.md, "Residual, sign convention and the
+/// four blocks".
 TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
   EdgeMesh mesh;
   mesh.n_nodes = 3;
@@ -154,7 +155,7 @@ TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
   }
 }
 
-/// End to end: J v equals the central difference of the residual (docs/design.md 5).
+/// End to end: J v equals the central difference of the residual (docs/design.md, "Validation").
 TEST(Assembly, JacobianTimesVectorMatchesCentralDifferenceOfTheResidual) {
   const auto [generated, pattern, jacobian] = test::assemble_generated("tet", 4);
   std::mt19937_64 random(7);

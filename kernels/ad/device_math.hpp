@@ -9,11 +9,13 @@
 // Newton steps and one correction of the root, and gives 1/sqrt on the way. Both are within an ulp or two of the
 // IEEE result for the positive normal numbers the flux divides by (densities, pressures, sound speeds, Roe
 // denominators; the mesh reader refuses non-positive density and pressure), and the Jacobian's validation bounds
-// what that changes (docs/design.md 5). Zero gives infinity (a square root of zero NaN), denormals are flushed.
+// what that changes (docs/design.md, "Validation"). Zero gives infinity (a square root of zero NaN), denormals are
+// flushed.
 //
 // On the host each helper is the plain IEEE operation, so the CPU reference, the CPU emulation of every variant and
-// the flux value stay bit-exact (docs/design.md 1.2). Real other than double (the work model's CountingReal) takes
-// the generic templates, which do the same operations as the device sequence where that matters for the count.
+// the flux value stay bit-exact (docs/design.md, "The Roe flux, exactly"). Real other than double (the work model's
+// CountingReal) takes the generic templates, which do the same operations as the device sequence where that matters for
+// the count.
 #pragma once
 
 #include <cmath>

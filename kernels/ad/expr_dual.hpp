@@ -234,7 +234,7 @@ struct ExprScale {
   FLUXJAC_HD FLUXJAC_FORCEINLINE real_type derivative(int i) const { return a.derivative(i) * factor; }
 };
 
-/// |a|: takes the sign of the value; at exactly zero the derivative is +a' (docs/design.md 1.2)
+/// |a|: takes the sign of the value; at exactly zero the derivative is +a' (docs/design.md, "The Roe flux, exactly")
 template <class A>
 struct ExprAbs {
   static constexpr int kDerivatives = A::kDerivatives;

@@ -50,8 +50,8 @@ __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_in
   }
 }
 
-/// \brief Writes the block's Aoff blocks (docs/design.md 1.1 signs): plain stores, each slot belongs to one
-/// edge; consecutive threads write consecutive entries of one block.
+/// \brief Writes the block's Aoff blocks (signs: docs/design.md, "Residual, sign convention and the four blocks"):
+/// plain stores, each slot belongs to one edge; consecutive threads write consecutive entries of one block.
 __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_index first, int count,
                                                  const DeviceEdges& mesh, float* aoff) {
   for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
@@ -240,10 +240,10 @@ struct GlobalEntryLoad {
 /// \brief Node-based assembly kernel, one tile per block: a block takes whole consecutive rows of the block-CSR
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij (scatter_node_tile): no
-/// atomics, no zeroing, bitwise reproducible. Equivalent to the edge-based signs of docs/design.md 1.1: for i = L,
-/// D = JL; for i = R, D = -JR. A block may have fewer threads than its tile has lanes: each thread then works
-/// several entries in turn, which spreads the block's index loads and barriers over more work (docs/tuning.md,
-/// "Lanes per thread").
+/// atomics, no zeroing, bitwise reproducible. Equivalent to the edge-based signs of docs/design.md, "Residual, sign
+/// convention and the four blocks": for i = L, D = JL; for i = R, D = -JR. A block may have fewer threads than its tile
+/// has lanes: each thread then works several entries in turn, which spreads the block's index loads and barriers over
+/// more work (docs/tuning.md, "Lanes per thread").
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,

@@ -1,4 +1,5 @@
-// fluxjac — the sign rule of assembly, the one place it is written (docs/design.md 1.1; SU2's UpdateBlocks).
+// fluxjac — the sign rule of assembly, the one place it is written (docs/design.md, "Residual, sign convention and the
+// four blocks"; SU2's UpdateBlocks).
 #pragma once
 
 #include "types.hpp"

@@ -19,7 +19,8 @@ struct Primitive {
   T rho, u, v, w, p;
 };
 
-/// \brief Primitive variables from conservative U = (rho, rho u, rho v, rho w, rho E), per docs/design.md 1.2.
+/// \brief Primitive variables from conservative U = (rho, rho u, rho v, rho w, rho E), per docs/design.md, "The Roe
+/// flux, exactly".
 template <class T>
 FLUXJAC_HD FLUXJAC_FORCEINLINE Primitive<T> primitive_from_conservative(const T U[kBlock]) {
   Primitive<T> q;

@@ -2,8 +2,8 @@
 //
 // Source: K. Masatsuka, "I do like CFD", EDU3D subroutine roe_ddt (cfdbooks.com), the flux behind
 // Zubair et al., "Efficient GPU Implementation of Automatic Differentiation for Computational Fluid
-// Dynamics", HiPC 2023. Sums run left to right and brackets are exactly those of docs/design.md 1.2, so a
-// double evaluation without FMA contraction is bit-identical to the Fortran code.
+// Dynamics", HiPC 2023. Sums run left to right and brackets are exactly those of docs/design.md, "The Roe flux,
+// exactly", so a double evaluation without FMA contraction is bit-identical to the Fortran code.
 //
 // T is the scalar type of the left state and of the result (double, a dual type, an expression-template
 // dual); TO is the type of the right state. AD variants differentiate with respect to the left state only

@@ -22,7 +22,7 @@ namespace fluxjac {
 namespace roe_hd_detail {
 
 /// \brief Harten's entropy fix on one wave speed |arg|, with the linearization of the result:
-/// d(speed) = scale * d(arg) + delta_weight * d(a), where delta = 0.2 a (docs/design.md 1.2).
+/// d(speed) = scale * d(arg) + delta_weight * d(a), where delta = 0.2 a (docs/design.md, "The Roe flux, exactly").
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void wave_speed_with_fix(Real arg, Real delta, Real inverse_delta, Real& speed,
                                                         Real& scale, Real& delta_weight) {

@@ -1,5 +1,6 @@
 // fluxjac — the work model of a case: the bytes and FP64 operations its variant declares for an assembly, and the
-// floor time they imply on a device (docs/design.md 6). The result records (bench/run_record.hpp) ask it.
+// floor time they imply on a device (docs/design.md, "Timing and the work model"). The result records
+// (bench/run_record.hpp) ask it.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// fluxjac — validation of an assembled Jacobian against a reference (docs/design.md 5).
+// fluxjac — validation of an assembled Jacobian against a reference (docs/design.md, "Validation").
 #pragma once
 
 #include <algorithm>

@@ -24,7 +24,7 @@ struct JacobianPattern {
   static JacobianPattern build(const EdgeMesh& mesh);
 };
 
-/// \brief The assembled Jacobian dR/dQ: Adiag in float64, Aoff in float32 (docs/design.md 3.2).
+/// \brief The assembled Jacobian dR/dQ: Adiag in float64, Aoff in float32 (docs/design.md, "Jacobian output").
 struct Jacobian {
   std::vector<double> adiag;  ///< [n_nodes][5][5], row-major blocks
   std::vector<float> aoff;    ///< [nnz][5][5], row-major blocks, in pattern order

@@ -1,4 +1,4 @@
-// fluxjac — writing and reading assembled Jacobians in block-CSR form (docs/design.md 3.2).
+// fluxjac — writing and reading assembled Jacobians in block-CSR form (docs/design.md, "Jacobian output").
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,7 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
 StoredJacobian read_jacobian(const std::string& path);
 
 /// \brief Some rows of a Jacobian in the whole mesh's numbering: what one rank of a many-GPU run holds, writes and
-/// validates (docs/design.md 9).
+/// validates (docs/design.md, "Many GPUs").
 struct JacobianRows {
   std::vector<std::int64_t> rows;         ///< ascending row ids
   std::vector<std::int64_t> block_start;  ///< [rows]: where each row's blocks start in the whole Aoff

@@ -1,4 +1,4 @@
-// fluxjac — median-dual edge metrics from an element mesh (docs/design.md 7).
+// fluxjac — median-dual edge metrics from an element mesh (docs/design.md, "Meshes").
 //
 // The dual cell of a node is bounded, inside every element around it, by triangles (edge midpoint, face
 // centroid, cell centroid): for a cell edge (a, b) the two cell faces that share the edge each contribute

@@ -1,4 +1,4 @@
-// fluxjac — the edge mesh and flow state every variant consumes (docs/design.md 3.1).
+// fluxjac — the edge mesh and flow state every variant consumes (docs/design.md, "Edge mesh and state").
 #pragma once
 
 #include <cstddef>

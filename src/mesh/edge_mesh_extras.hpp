@@ -1,6 +1,7 @@
 // fluxjac — optional additions to an edge-mesh file that `fluxjac mesh gen` and `fluxjac mesh dual` write
 // and `fluxjac info` reads (docs/formats.md): the boundary-node flags and the element counts it came from.
-// They extend docs/design.md 3.1 without changing it: readers that do not know them (`fluxjac run`) ignore them.
+// They extend docs/design.md, "Edge mesh and state" without changing it: readers that do not know them (`fluxjac run`)
+// ignore them.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ struct CellCounts {
 /// \brief The cell counts of an element mesh.
 CellCounts count_cells(const ElementMesh& elements);
 
-/// What an edge-mesh file may carry beyond docs/design.md 3.1.
+/// What an edge-mesh file may carry beyond docs/design.md, "Edge mesh and state".
 struct EdgeMeshExtras {
   std::vector<std::uint8_t> boundary_nodes;  ///< /mesh/boundary_nodes, [n_nodes] or empty when absent
   std::optional<CellCounts> cells;           ///< /mesh attributes n_tetrahedra, n_pyramids, n_prisms, n_hexahedra

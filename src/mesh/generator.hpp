@@ -1,4 +1,4 @@
-// fluxjac — box meshes of any size for `fluxjac mesh gen` (docs/design.md 7).
+// fluxjac — box meshes of any size for `fluxjac mesh gen` (docs/design.md, "Meshes").
 //
 // The unit cube is cut into n^3 hexahedra, (n+1)^3 nodes, and each hexahedron is split into
 //   tet:   6 tetrahedra (Kuhn / Freudenthal: one per path from corner (0,0,0) to (1,1,1) along the axes),

@@ -1,4 +1,4 @@
-// fluxjac — reading, validating and writing edge meshes and flow states (docs/design.md 3.1).
+// fluxjac — reading, validating and writing edge meshes and flow states (docs/design.md, "Edge mesh and state").
 #pragma once
 
 #include <cstdint>
@@ -62,9 +62,9 @@ EdgeMesh read_edge_mesh_slice(const std::string& path, const std::vector<std::in
 FlowState read_flow_state_slice(const std::string& path, std::int64_t expected_nodes, std::int64_t first_node,
                                 std::int64_t end_node);
 
-/// \brief Writes mesh (and state when not null) atomically in the docs/design.md 3.1 layout, edges as int32;
-/// add_more, when given, writes further datasets and attributes into the file before it is closed and committed.
-/// Only array sizes are checked (Error(kRuntime) when inconsistent); values are written as given.
+/// \brief Writes mesh (and state when not null) atomically in the docs/design.md, "Edge mesh and state" layout, edges
+/// as int32; add_more, when given, writes further datasets and attributes into the file before it is closed and
+/// committed. Only array sizes are checked (Error(kRuntime) when inconsistent); values are written as given.
 void write_edge_mesh(const std::string& path, const EdgeMesh& mesh, const FlowState* state,
                      const std::function<void(const h5::File&)>& add_more = {});
 

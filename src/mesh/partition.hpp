@@ -39,7 +39,8 @@ std::string partition_method(int parts);
 /// build has no METIS and parts > 1; Error(kRuntime) when METIS fails or the graph exceeds its index type.
 NodePartition partition_nodes(const EdgeMesh& mesh, int parts);
 
-/// Where each part's data lies after renumbering (docs/design.md 9): what /partition holds (docs/formats.md).
+/// Where each part's data lies after renumbering (docs/design.md, "Many GPUs"): what /partition holds
+/// (docs/formats.md).
 struct PartitionLayout {
   std::int64_t parts = 1;
   std::vector<std::int64_t> node_offsets;       ///< [parts + 1]: part p owns nodes [node_offsets[p], [p + 1])

@@ -1,4 +1,4 @@
-// fluxjac — the processes of a many-GPU run: a thin layer over MPI (docs/design.md 9).
+// fluxjac — the processes of a many-GPU run: a thin layer over MPI (docs/design.md, "Many GPUs").
 //
 // One rank per GPU. A build without MPI (FLUXJAC_MPI=OFF, or no MPI found) has exactly one rank, and every
 // collective below is then the identity, so the rest of fluxjac is written once for any number of ranks.

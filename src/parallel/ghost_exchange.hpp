@@ -1,7 +1,7 @@
 // fluxjac — the halo exchange of a many-rank run: before every assembly, each rank receives the states of its ghost
-// nodes from their owners (docs/design.md 9). Host states (the CPU reference) travel through MPI; GPU states through
-// NCCL, GPU buffer to GPU buffer (the GPU machines' Open MPI is not CUDA-aware), or, where ranks share a GPU (NCCL
-// refuses two ranks on one device), staged through host memory and MPI.
+// nodes from their owners (docs/design.md, "Many GPUs"). Host states (the CPU reference) travel through MPI; GPU states
+// through NCCL, GPU buffer to GPU buffer (the GPU machines' Open MPI is not CUDA-aware), or, where ranks share a GPU
+// (NCCL refuses two ranks on one device), staged through host memory and MPI.
 #pragma once
 
 #include <memory>

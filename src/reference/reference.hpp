@@ -15,7 +15,8 @@ EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e
 /// \brief A dF/dUL and A dF/dUR of one edge with a Dual<10> seeded on both states (no symmetry used).
 void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]);
 
-/// \brief Adds one edge's local Jacobian to Adiag and writes its Aoff blocks (docs/design.md 1.1 signs).
+/// \brief Adds one edge's local Jacobian to Adiag and writes its Aoff blocks (signs: docs/design.md, "Residual, sign
+/// convention and the four blocks").
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
                             block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian);
 

@@ -17,7 +17,7 @@
 namespace fluxjac {
 
 enum class Backend { kCpu, kCuda };
-/// How derivative seeds are set (docs/design.md 1.3).
+/// How derivative seeds are set (docs/design.md, "Two ways to get dF/dQ: seeded and direct").
 enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
@@ -58,8 +58,8 @@ struct VariantInfo {
   int threads_per_edge = 1;  ///< edge-based assembly (the paper's mapping)
   int threads_per_side = 1;  ///< node-based assembly: threads per (node, incident edge)
   Seeding seeding = Seeding::kDirectConservative;
-  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/tuning.md, "Edge and node assembly"); a GPU
-  /// variant's is its tuning's.
+  /// The GPU assembly strategy that `auto` picks: the faster one on the paper-size mesh (docs/tuning.md, "Edge and node
+  /// assembly"); a GPU variant's is its tuning's.
   AssemblyStrategy preferred_assembly = AssemblyStrategy::kEdge;
   /// GPU variants: the tuning their kernels are compiled and launched with (their row of src/variants/tunings.hpp).
   std::optional<GpuTuning> tuning;
