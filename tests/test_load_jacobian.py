@@ -16,18 +16,18 @@ import pathlib
 import subprocess
 import sys
 
-import numpy as np
-
 SKIP = 77
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LOADER = ROOT / "scripts" / "load_jacobian.py"
 
 try:
+    import h5py
+    import numpy as np
     import scipy.sparse  # noqa: F401
-except ImportError:
-    print("SKIPPED: /usr/bin/python3 has no SciPy: install Debian's python3-scipy (scripts/common.sh lists it)")
+except ImportError as missing:
+    print(f"SKIPPED: /usr/bin/python3 has no {missing.name}: install Debian's python3-h5py, python3-numpy and "
+          "python3-scipy (scripts/common.sh lists them)")
     sys.exit(SKIP)
-import h5py  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import load_jacobian  # noqa: E402
