@@ -392,6 +392,14 @@ std::vector<RowRange> row_ranges(const std::vector<std::int64_t>& ascending_rows
   return ranges;
 }
 
+std::int64_t row_in_file(const std::vector<RowRange>& rows, std::int64_t k) {
+  for (const RowRange& range : rows) {
+    if (k < range.end - range.begin) return range.begin + k;
+    k -= range.end - range.begin;
+  }
+  return -1;
+}
+
 namespace {
 
 /// Ranges per HDF5 call: a union of hyperslabs grows with each range added, so long lists go in batches.
