@@ -168,6 +168,22 @@ void check_finite(const std::string& file, const char* path, const std::vector<d
   }
 }
 
+/// Nodes that no edge reaches exist only where the file says so per node: a node count past the last node of any
+/// edge needs a per-node dataset (coordinates, volumes, boundary flags or a state) that holds the other nodes.
+/// Otherwise n_nodes is wrong, and a small file declaring billions of nodes would only fail later, in an
+/// allocation of some command's per-node arrays.
+void require_nodes_described(const h5::File& file, const EdgeMesh& mesh, bool has_node_dataset) {
+  const std::int64_t reached = mesh.edges.empty() ? 0 : *std::max_element(mesh.edges.begin(), mesh.edges.end()) + 1;
+  if (reached >= mesh.n_nodes || has_node_dataset || h5::exists(file, kBoundaryNodes) || h5::exists(file, kState))
+    return;
+  fail(ExitCode::kInvalidInput,
+       "{}: {}: attribute \"n_nodes\" is {}, but no edge reaches a node past {} and the file stores nothing per node "
+       "({}, {}, {} or {}) for the other {}: a wrong node count? (nodes that no edge reaches need one of those "
+       "datasets)",
+       file.name(), kMeshGroup, mesh.n_nodes, reached - 1, kCoords, kVolumes, kBoundaryNodes, kState,
+       mesh.n_nodes - reached);
+}
+
 // ---- /state --------------------------------------------------------------------------------------
 
 // ---- writing -------------------------------------------------------------------------------------
@@ -260,8 +276,12 @@ EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>*
     h5::require_shape(*volumes, {mesh.n_nodes}, "[n_nodes], " + per_node);
   }
 
-  // What reading and checking will hold at once, before any of it is allocated (each dataset's storage is checked
-  // as it is read).
+  // Every dataset's storage first (h5::require_readable: a small file declaring a huge shape is damaged input, exit
+  // code 2, whatever memory reading it would take), then what reading and checking will hold at once, before any
+  // of it is allocated.
+  for (const h5::DatasetInfo* info : {&edges, &normals, &areas}) h5::require_readable(file, *info, 0.0);
+  if (coords) h5::require_readable(file, *coords, 0.0);
+  if (volumes) h5::require_readable(file, *volumes, 0.0);
   std::vector<h5::RowRange> ranges;
   if (rows) {
     ranges = h5::row_ranges(*rows);
@@ -278,6 +298,7 @@ EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>*
 
   const EdgeRows row{rows};
   mesh.edges = read_edges(file, edges, mesh.n_nodes, rows ? &ranges : nullptr, row);
+  if (!rows) require_nodes_described(file, mesh, coords.has_value() || volumes.has_value());
   check_duplicate_edges(path, mesh.edges, mesh.n_nodes, row);
   mesh.normals = rows ? h5::read_rows<double>(file, normals, ranges) : h5::read<double>(file, normals);
   check_normals(path, mesh.normals, row);

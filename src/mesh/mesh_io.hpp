@@ -36,8 +36,10 @@ inline constexpr const char* kState = "/state/Q";
 }  // namespace edge_mesh_paths
 
 /// \brief Reads /mesh of a fluxjac-edge-mesh file and validates all of it (root attributes, dataset types
-/// and shapes, node ranges, self-loops, duplicate edges in either orientation, finite values, unit normals,
-/// positive areas). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.
+/// and shapes, every dataset's storage before any memory is estimated or allocated, node ranges, self-loops,
+/// duplicate edges in either orientation, finite values, unit normals, positive areas, and a per-node dataset for
+/// nodes that no edge reaches). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad
+/// index.
 EdgeMesh read_edge_mesh(const std::string& path);
 
 /// \brief Reads /state of a fluxjac-edge-mesh file (the mesh file or a separate state file) and validates
