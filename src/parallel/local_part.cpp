@@ -153,6 +153,8 @@ SliceRead read_slices(const Communicator& comm, const std::string& mesh_file, co
   SliceRead read;
   read.slice = read_partition_part(mesh_file, comm.rank());
   const PartSlice& slice = read.slice;
+  // Rank 0 read the part count; a rank whose file says otherwise must not enter the exchange below with it.
+  require_parts(mesh_file, slice.parts, comm.size());
   const std::int64_t r = comm.rank();
   const std::int64_t first_node = slice.node_offsets[r], end_node = slice.node_offsets[r + 1];
   const std::int64_t first_edge = slice.edge_offsets[r], end_edge = slice.edge_offsets[r + 1];
