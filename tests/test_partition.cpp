@@ -709,5 +709,228 @@ TEST_F(PartitionCommand, PartitioningAPartitionedFileKeepsTheOriginalIds) {
       ASSERT_EQ(twice.coords[3 * node + k], original.coords[3 * layout.original_node[node] + k]) << node;
 }
 
+// ---- one home for the checks: the whole file and each rank's part ----------------------------------------------
+
+#define SKIP_WITHOUT_MPI()                                     \
+  do {                                                         \
+    const std::string reason = test::mpi_unavailable_reason(); \
+    if (!reason.empty()) GTEST_SKIP() << reason;               \
+  } while (0)
+
+/// The (L, R) pairs of edges [first, end) of a mesh.
+std::vector<node_index> range_ends(const EdgeMesh& mesh, std::int64_t first, std::int64_t end) {
+  return {mesh.edges.begin() + 2 * first, mesh.edges.begin() + 2 * end};
+}
+
+TEST(PartitionChecks, TheEdgeRangesOfThePartsGiveEveryHaloListAsTheWholeMeshDoes) {
+  const TempDir folder;
+  for (const int parts : {2, 3, 7}) {
+    const PartitionedFile file = write_slab_partitioned(folder, fmt::format("slabs-{}.h5", parts), parts);
+    const EdgeMesh& mesh = file.partitioned.mesh;
+    const PartitionLayout& layout = file.partitioned.layout;
+    // What each rank sends the others, gathered by destination in rank order: what the halo exchange of the slice
+    // reader compares every part's list with.
+    std::vector<std::vector<std::int64_t>> received(static_cast<std::size_t>(parts));
+    for (std::int64_t q = 0; q < parts; ++q) {
+      const auto sent = halo_edges_by_part(layout.node_offsets, layout.edge_offsets[q],
+                                           range_ends(mesh, layout.edge_offsets[q], layout.edge_offsets[q + 1]));
+      ASSERT_EQ(sent.size(), static_cast<std::size_t>(parts));
+      EXPECT_TRUE(sent[q].empty()) << "part " << q << " owes itself nothing";
+      for (std::int64_t p = 0; p < parts; ++p) received[p].insert(received[p].end(), sent[p].begin(), sent[p].end());
+    }
+    for (std::int64_t p = 0; p < parts; ++p)
+      EXPECT_EQ(received[p], std::vector<std::int64_t>(layout.halo_edges.begin() + layout.halo_edge_offsets[p],
+                                                       layout.halo_edges.begin() + layout.halo_edge_offsets[p + 1]))
+          << parts << " parts, part " << p;
+  }
+}
+
+TEST(PartitionChecks, EveryEdgeMustLieInThePartsOfBothItsEnds) {
+  EXPECT_NO_THROW(check_edge_coverage("m.h5", 2 * 945, 945));
+  expect_invalid([] { check_edge_coverage("m.h5", 2 * 945 - 1, 945); },
+                 {"m.h5", "1889 edge ends", "945 edges", "1890", "missing from the part"});
+}
+
+TEST(PartitionChecks, AHaloEdgeThatIsNotThePartsOwnIsNamedByItsIndex) {
+  const TempDir folder;
+  const PartitionedFile file = write_slab_partitioned(folder, "slabs.h5", 3);
+  const EdgeMesh& mesh = file.partitioned.mesh;
+  const PartitionLayout& layout = file.partitioned.layout;
+  // One of part 1's halo edges replaced by an edge of its own range inside part 1, which starts at a node part 1
+  // owns; or by an edge of part 0's range inside part 0, which ends at a node of another part.
+  const std::int64_t at = layout.halo_edge_offsets[1];
+  ASSERT_LT(at, layout.halo_edge_offsets[2]);
+  const auto first_edge_inside = [&](std::int64_t part) {
+    std::int64_t e = layout.edge_offsets[part];
+    while (layout.part_of(mesh.right(e)) != part) ++e;
+    return e;
+  };
+  for (const auto& [replacement, fragment] : std::vector<std::pair<std::int64_t, std::string>>{
+           {first_edge_inside(1), "is part 1's own"}, {first_edge_inside(0), "belongs to part 0"}}) {
+    PartPiece halo{1, at, {layout.halo_edges.begin() + at, layout.halo_edges.begin() + layout.halo_edge_offsets[2]}};
+    halo.values[0] = replacement;
+    std::sort(halo.values.begin(), halo.values.end());
+    const std::int64_t index =
+        at + (std::find(halo.values.begin(), halo.values.end(), replacement) - halo.values.begin());
+    HeldEdges held;
+    held.range_ends = range_ends(mesh, layout.edge_offsets[1], layout.edge_offsets[2]);
+    for (const std::int64_t e : halo.values) held.halo_ends.insert(held.halo_ends.end(), {mesh.left(e), mesh.right(e)});
+    expect_invalid([&] { check_held_edges(file.path, layout.node_offsets, layout.edge_offsets, halo, held); },
+                   {file.path, fmt::format("/partition/halo_edges[{}]: edge {}", index, replacement),
+                    "halo edge of part 1", fragment});
+  }
+}
+
+/// \brief A copy of path whose part `part` lists its halo edges without entry `entry` (its offsets adjusted):
+/// well-formed in every respect a list can be checked alone, but one edge short.
+std::string drop_halo_edge(const std::string& path, std::int64_t part, std::int64_t entry, const std::string& copy) {
+  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  h5::File file = h5::File::open(copy, h5::File::Mode::kReadWrite);
+  std::vector<std::int64_t> halo = h5::read<std::int64_t>(file, h5::describe_dataset(file, "/partition/halo_edges"));
+  std::vector<std::int64_t> offsets =
+      h5::read<std::int64_t>(file, h5::describe_dataset(file, "/partition/halo_edge_offsets"));
+  halo.erase(halo.begin() + offsets[part] + entry);
+  for (std::size_t p = static_cast<std::size_t>(part) + 1; p < offsets.size(); ++p) --offsets[p];
+  h5::replace(file, "/partition/halo_edges", halo, {static_cast<std::int64_t>(halo.size())});
+  h5::replace(file, "/partition/halo_edge_offsets", offsets, {static_cast<std::int64_t>(offsets.size())});
+  file.close();
+  return copy;
+}
+
+/// The message of a one-process error line ("fluxjac: error: MESSAGE").
+std::string error_message(const CommandResult& result) {
+  const std::string prefix = "fluxjac: error: ";
+  const std::size_t at = result.output.find(prefix);
+  if (at == std::string::npos) return {};
+  const std::size_t end = result.output.find('\n', at);
+  return result.output.substr(at + prefix.size(), end == std::string::npos ? end : end - at - prefix.size());
+}
+
+/// Lines of output that contain fragment.
+std::size_t count_lines(const std::string& output, const std::string& fragment) {
+  std::size_t count = 0;
+  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
+  return count;
+}
+
+/// \brief Expects `mpirun -np RANKS fluxjac ARGS` to end with exit code 2 and one error line per rank, each with
+/// message, and no output file.
+void expect_refused_on_every_rank(int ranks, const std::string& args, const std::string& message,
+                                  const std::string& output) {
+  const CommandResult result = test::run_fluxjac_mpi(ranks, args);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), static_cast<std::size_t>(ranks)) << result.output;
+  EXPECT_EQ(count_lines(result.output, message), static_cast<std::size_t>(ranks))
+      << "\"" << message << "\" expected on every rank in " << result.output;
+  if (!output.empty()) {
+    EXPECT_FALSE(std::filesystem::exists(output)) << output;
+  }
+}
+
+TEST(PartitionFileRun, AHaloListMissingOneEdgeIsRefusedByInfoAndOnEveryRankWithNothingWritten) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const PartitionedFile file = write_slab_partitioned(folder, "slabs.h5", 2);
+  const std::string output = folder.file("J.h5");
+  // The untouched file runs on two ranks (so what follows is refused for its halo list alone).
+  const CommandResult intact =
+      test::run_fluxjac_mpi(2, fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", file.path, output));
+  ASSERT_EQ(intact.exit_code, 0) << intact.output;
+  std::filesystem::remove(output);
+  const PartitionLayout& layout = file.partitioned.layout;
+  for (std::int64_t part = 0; part < 2; ++part) {
+    const std::int64_t count = layout.halo_edge_offsets[part + 1] - layout.halo_edge_offsets[part];
+    ASSERT_GE(count, 2) << "part " << part << " needs halo edges";
+    for (const std::int64_t entry : {std::int64_t{0}, count - 1}) {
+      SCOPED_TRACE(fmt::format("part {} without halo entry {}", part, entry));
+      const std::string tampered = drop_halo_edge(file.path, part, entry, folder.file("tampered.h5"));
+      const CommandResult info = run_fluxjac(fmt::format("info '{}'", tampered));
+      expect_error(info, 2,
+                   {tampered, fmt::format("/partition/halo_edges[{}]", layout.halo_edge_offsets[part] + entry),
+                    fmt::format("part {} lists {} halo edges, the edges give {}", part, count - 1, count)});
+      expect_refused_on_every_rank(2, fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", tampered, output),
+                                   error_message(info), output);
+      expect_no_output(folder, "J.h5");
+    }
+  }
+}
+
+/// \brief A copy of path with one value of a dataset changed (index: the flat position of the value).
+std::string with_value(const std::string& path, const std::string& dataset, std::int64_t index, double value,
+                       const std::string& copy) {
+  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  h5::File file = h5::File::open(copy, h5::File::Mode::kReadWrite);
+  const h5::DatasetInfo info = h5::describe_dataset(file, dataset);
+  std::vector<double> values = h5::read<double>(file, info);
+  values[static_cast<std::size_t>(index)] = value;
+  h5::replace(file, dataset, values, info.shape);
+  file.close();
+  return copy;
+}
+
+TEST(PartitionFileRun, ARanksErrorNamesTheIndexInTheFileAsOneProcessDoes) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const PartitionedFile file = write_slab_partitioned(folder, "slabs.h5", 2);
+  const PartitionLayout& layout = file.partitioned.layout;
+  const std::string stored = folder.file("ref.h5");
+  ASSERT_EQ(run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", file.path, stored)).exit_code, 0);
+  const std::int64_t edge = layout.edge_offsets[1] + 3, node = layout.node_offsets[1] + 2;
+  const std::int64_t block = [&] {  // the second Aoff block of part 1's rows
+    const h5::File jacobian = h5::File::open(stored);
+    return h5::read<std::int64_t>(jacobian, h5::describe_dataset(jacobian, "/jacobian/row_ptr"))[node] + 1;
+  }();
+  struct Damage {
+    std::string mesh, reference, index;
+  };
+  const std::vector<Damage> damages = {
+      {with_value(file.path, "/mesh/areas", edge, -1.0, folder.file("area.h5")), "",
+       fmt::format("/mesh/areas[{}]", edge)},
+      {with_value(file.path, "/state/Q", node * kBlock, -1.0, folder.file("density.h5")), "",
+       fmt::format("/state/Q[{}]", node)},
+      {file.path, with_value(stored, "/jacobian/adiag", node * kBlockEntries, NAN, folder.file("adiag.h5")),
+       fmt::format("/jacobian/adiag[{}]", node)},
+  };
+  for (const Damage& damage : damages) {
+    SCOPED_TRACE(damage.index);
+    const std::string args = fmt::format("run --mesh '{}' --threads 1 -q{}", damage.mesh,
+                                         damage.reference.empty() ? "" : " --reference '" + damage.reference + "'");
+    const CommandResult one = run_fluxjac(args);
+    expect_error(one, 2, {damage.index});
+    expect_refused_on_every_rank(2, args, error_message(one), "");
+  }
+  // An Aoff block: float32, written through the Jacobian file's own layout.
+  const std::string aoff = folder.file("aoff.h5");
+  std::filesystem::copy_file(stored, aoff);
+  {
+    h5::File jacobian = h5::File::open(aoff, h5::File::Mode::kReadWrite);
+    const h5::DatasetInfo info = h5::describe_dataset(jacobian, "/jacobian/aoff");
+    std::vector<float> values = h5::read<float>(jacobian, info);
+    ASSERT_LT(block, info.shape[0]);
+    values[static_cast<std::size_t>(block) * kBlockEntries + 7] = INFINITY;
+    h5::replace(jacobian, "/jacobian/aoff", values, info.shape);
+    jacobian.close();
+  }
+  const std::string args = fmt::format("run --mesh '{}' --threads 1 -q --reference '{}'", file.path, aoff);
+  const CommandResult one = run_fluxjac(args);
+  expect_error(one, 2, {fmt::format("/jacobian/aoff[{}]: entry (1, 2)", block)});
+  expect_refused_on_every_rank(2, args, error_message(one), "");
+}
+
+TEST(PartitionFileRun, APartCountPastTheNodeCountIsInvalidInputForInfoAndRunAlike) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const PartitionedFile file = write_slab_partitioned(folder, "slabs.h5", 2);
+  {
+    h5::File changed = h5::File::open(file.path, h5::File::Mode::kReadWrite);
+    h5::write_attribute(changed, "/partition", "parts", std::int64_t{1} << 62);
+    changed.close();
+  }
+  const CommandResult info = run_fluxjac(fmt::format("info '{}'", file.path));
+  expect_error(info, 2, {"/partition: attribute \"parts\" is 4611686018427387904, expected 1 to n_nodes"});
+  expect_refused_on_every_rank(2, fmt::format("run --mesh '{}' --threads 1 -q", file.path), error_message(info), "");
+  expect_invalid([&] { partition_parts(file.path); }, {error_message(info)});
+}
+
 }  // namespace
 }  // namespace fluxjac

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "util/error.hpp"
+#include "util/input_path.hpp"
 #include "util/note.hpp"
 #include "version.hpp"
 
@@ -90,17 +91,18 @@ BoxMeshSpec parse_mesh_spec(const std::string& text) {
 MeshSource resolve_mesh_source(const std::string& text, const std::string& cache_dir) {
   MeshSource source;
   source.name = text;
-  if (looks_like_mesh_spec(text) && !std::filesystem::exists(text)) {
+  const InputPathKind kind = input_path_kind(text);
+  if (looks_like_mesh_spec(text) && kind == InputPathKind::kMissing) {
     source.spec = parse_mesh_spec(text);
     source.file = cache_file(*source.spec, cache_dir);
     source.order = to_string(source.spec->order);
     return source;
   }
   // A missing input file is invalid input (exit 2) in every subcommand, as when read_edge_mesh finds none.
-  if (!std::filesystem::exists(text))
+  if (kind == InputPathKind::kMissing)
     fail(ExitCode::kInvalidInput, "{}: file not found (nor a generator spec kind:n:order[:seed] such as mixed:20:rcm)",
          text);
-  if (!std::filesystem::is_regular_file(text)) fail(ExitCode::kInvalidInput, "{}: not a file", text);
+  if (kind != InputPathKind::kFile) fail(ExitCode::kInvalidInput, "{}: not a file", text);
   source.file = text;
   return source;
 }

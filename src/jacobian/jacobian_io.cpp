@@ -39,14 +39,17 @@ std::size_t first_non_finite(const std::vector<Real>& values) {
                                   values.begin());
 }
 
-/// Finite entries of [blocks, 5, 5] values, naming the block and the entry (row, column) in it.
+/// Finite entries of [blocks, 5, 5] values, naming the block (its index in the file: blocks read by rows are those of
+/// `rows`, in order) and the entry (row, column) in it.
 template <class Real>
-void check_finite_blocks(const std::string& file, const char* path, const std::vector<Real>& values) {
+void check_finite_blocks(const std::string& file, const char* path, const std::vector<Real>& values,
+                         const std::vector<h5::RowRange>* rows = nullptr) {
   const std::size_t i = first_non_finite(values);
   if (i == values.size()) return;
   const std::size_t entry = i % kBlockEntries;
+  const auto block = static_cast<std::int64_t>(i / kBlockEntries);
   fail(ExitCode::kInvalidInput, "{}: {}[{}]: entry ({}, {}) is {}, expected a finite number", file, path,
-       i / kBlockEntries, entry / kBlock, entry % kBlock, values[i]);
+       rows ? h5::row_in_file(*rows, block) : block, entry / kBlock, entry % kBlock, values[i]);
 }
 
 /// A Jacobian whose values overflowed (float32 Aoff past 3.4e38, or float64 Adiag) would be written as inf and
@@ -75,25 +78,29 @@ void check_row_ptr(const std::string& file, const std::vector<block_offset>& row
          row_ptr.size() - 1, row_ptr.back(), nnz, kColIdx);
 }
 
+/// One column of a row: block `block` of col_idx holds `column`; previous is the column before it in the row (null
+/// for the row's first).
+void check_column(const std::string& file, std::int64_t block, std::int64_t column, const std::int64_t* previous,
+                  std::int64_t row, std::int64_t n_nodes) {
+  if (column < 0 || column >= n_nodes)
+    fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} of row {} is out of range [0, {})", file, kColIdx, block,
+         column, row, n_nodes);
+  if (column == row)
+    fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} is the diagonal of row {} (it belongs in {})", file, kColIdx,
+         block, column, row, kAdiag);
+  if (previous && column <= *previous)
+    fail(ExitCode::kInvalidInput,
+         "{}: {}[{}]: column {} follows column {} in row {} (columns must be strictly ascending within a row)", file,
+         kColIdx, block, column, *previous, row);
+}
+
 std::vector<node_index> read_columns(const h5::File& file, const h5::DatasetInfo& info,
                                      const std::vector<block_offset>& row_ptr) {
   const std::vector<std::int64_t> columns = h5::read<std::int64_t>(file, info);
   const std::int64_t n_nodes = static_cast<std::int64_t>(row_ptr.size()) - 1;
-  for (std::int64_t row = 0; row < n_nodes; ++row) {
-    for (block_offset k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-      const std::int64_t column = columns[k];
-      if (column < 0 || column >= n_nodes)
-        fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} of row {} is out of range [0, {})", file.name(), kColIdx,
-             k, column, row, n_nodes);
-      if (column == row)
-        fail(ExitCode::kInvalidInput, "{}: {}[{}]: column {} is the diagonal of row {} (it belongs in {})", file.name(),
-             kColIdx, k, column, row, kAdiag);
-      if (k > row_ptr[row] && column <= columns[k - 1])
-        fail(ExitCode::kInvalidInput,
-             "{}: {}[{}]: column {} follows column {} in row {} (columns must be strictly ascending within a row)",
-             file.name(), kColIdx, k, column, columns[k - 1], row);
-    }
-  }
+  for (std::int64_t row = 0; row < n_nodes; ++row)
+    for (block_offset k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+      check_column(file.name(), k, columns[k], k > row_ptr[row] ? &columns[k - 1] : nullptr, row, n_nodes);
   return std::vector<node_index>(columns.begin(), columns.end());
 }
 
@@ -241,18 +248,14 @@ JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::
   const std::vector<h5::RowRange> blocks = block_ranges(rows);
   const std::vector<std::int64_t> columns = h5::read_rows<std::int64_t>(file, col_idx, blocks);
   for (std::size_t k = 0; k < wanted.size(); ++k)
-    for (std::int64_t b = rows.local_ptr[k]; b < rows.local_ptr[k + 1]; ++b) {
-      const std::int64_t column = columns[b];
-      if (column < 0 || column >= n_nodes || column == wanted[k] || (b > rows.local_ptr[k] && column <= columns[b - 1]))
-        fail(ExitCode::kInvalidInput,
-             "{}: {}: row {} has column {} (columns must be in [0, {}), strictly ascending, not the diagonal)", path,
-             kColIdx, wanted[k], column, n_nodes);
-    }
+    for (std::int64_t b = rows.local_ptr[k]; b < rows.local_ptr[k + 1]; ++b)
+      check_column(path, rows.block_start[k] + (b - rows.local_ptr[k]), columns[b],
+                   b > rows.local_ptr[k] ? &columns[b - 1] : nullptr, wanted[k], n_nodes);
   rows.columns.assign(columns.begin(), columns.end());
   rows.adiag = h5::read_rows<double>(file, adiag, row_ranges);
-  check_finite_blocks(path, kAdiag, rows.adiag);
+  check_finite_blocks(path, kAdiag, rows.adiag, &row_ranges);
   rows.aoff = h5::read_rows<float>(file, aoff, blocks);
-  check_finite_blocks(path, kAoff, rows.aoff);
+  check_finite_blocks(path, kAoff, rows.aoff, &blocks);
   return rows;
 }
 

@@ -40,35 +40,43 @@ std::int64_t read_node_count(const h5::File& file) {
   return *n_nodes;
 }
 
+/// The file index of the k-th edge read: k itself for the whole mesh, the k-th selected edge for a slice, so that a
+/// rank's message names the edge as one process reading the whole file would.
+struct EdgeRows {
+  const std::vector<std::int64_t>* selected = nullptr;
+  std::int64_t operator()(std::size_t k) const { return selected ? (*selected)[k] : static_cast<std::int64_t>(k); }
+};
+
 /// Node ranges and self-loops, in file order.
 template <class Index>
-void check_edge_nodes(const std::string& file, const std::vector<Index>& edges, std::int64_t n_nodes) {
-  const std::int64_t n_edges = static_cast<std::int64_t>(edges.size() / 2);
-  for (std::int64_t e = 0; e < n_edges; ++e) {
+void check_edge_nodes(const std::string& file, const std::vector<Index>& edges, std::int64_t n_nodes,
+                      const EdgeRows& row) {
+  const std::size_t n_edges = edges.size() / 2;
+  for (std::size_t e = 0; e < n_edges; ++e) {
     const std::int64_t left = edges[2 * e];
     const std::int64_t right = edges[2 * e + 1];
     if (left < 0 || left >= n_nodes)
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: left node {} is out of range [0, {}) (n_nodes = {})", file, kEdges, e,
-           left, n_nodes, n_nodes);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: left node {} is out of range [0, {}) (n_nodes = {})", file, kEdges,
+           row(e), left, n_nodes, n_nodes);
     if (right < 0 || right >= n_nodes)
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: right node {} is out of range [0, {}) (n_nodes = {})", file, kEdges, e,
-           right, n_nodes, n_nodes);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: right node {} is out of range [0, {}) (n_nodes = {})", file, kEdges,
+           row(e), right, n_nodes, n_nodes);
     if (left == right)
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: self-loop: both ends are node {}", file, kEdges, e, left);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: self-loop: both ends are node {}", file, kEdges, row(e), left);
   }
 }
 
 std::vector<node_index> read_edges(const h5::File& file, const h5::DatasetInfo& info, std::int64_t n_nodes,
-                                   const std::vector<h5::RowRange>* rows) {
+                                   const std::vector<h5::RowRange>* rows, const EdgeRows& row) {
   if (info.type == h5::kInt32) {
     std::vector<node_index> edges =
         rows ? h5::read_rows<node_index>(file, info, *rows) : h5::read<node_index>(file, info);
-    check_edge_nodes(file.name(), edges, n_nodes);
+    check_edge_nodes(file.name(), edges, n_nodes, row);
     return edges;
   }
   const std::vector<std::int64_t> wide =
       rows ? h5::read_rows<std::int64_t>(file, info, *rows) : h5::read<std::int64_t>(file, info);
-  check_edge_nodes(file.name(), wide, n_nodes);
+  check_edge_nodes(file.name(), wide, n_nodes, row);
   std::vector<node_index> edges(wide.size());
   std::transform(wide.begin(), wide.end(), edges.begin(), [](std::int64_t id) { return static_cast<node_index>(id); });
   return edges;
@@ -80,7 +88,8 @@ std::vector<node_index> read_edges(const h5::File& file, const h5::DatasetInfo& 
 /// them modulo that count), so a file declaring a huge n_nodes over a few edges costs nothing. Only when a
 /// duplicate exists, a second pass finds the first edge (in file order) that repeats an earlier one, so the
 /// message names both.
-void check_duplicate_edges(const std::string& file, const std::vector<node_index>& edges, std::int64_t n_nodes) {
+void check_duplicate_edges(const std::string& file, const std::vector<node_index>& edges, std::int64_t n_nodes,
+                           const EdgeRows& row) {
   const std::size_t n_edges = edges.size() / 2;
   const std::size_t n_buckets = std::min(static_cast<std::size_t>(n_nodes), n_edges + 1);
   const auto lower = [&](std::size_t e) { return std::min(edges[2 * e], edges[2 * e + 1]); };
@@ -114,35 +123,36 @@ void check_duplicate_edges(const std::string& file, const std::vector<node_index
       fail(ExitCode::kInvalidInput,
            "{}: {}[{}]: duplicate edge ({}, {}): edge {} already joins these nodes as ({}, {}) (each node pair "
            "may appear once, in either orientation)",
-           file, kEdges, e, edges[2 * e], edges[2 * e + 1], other, edges[2 * other], edges[2 * other + 1]);
+           file, kEdges, row(e), edges[2 * e], edges[2 * e + 1], row(other), edges[2 * other], edges[2 * other + 1]);
     }
   }
 }
 
-void check_normals(const std::string& file, const std::vector<double>& normals) {
+void check_normals(const std::string& file, const std::vector<double>& normals, const EdgeRows& row) {
   const std::size_t n_edges = normals.size() / 3;
   for (std::size_t e = 0; e < n_edges; ++e) {
     const double* normal = &normals[3 * e];
     for (int k = 0; k < 3; ++k)
       if (!std::isfinite(normal[k]))
-        fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, kNormals, e, k,
-             normal[k]);
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, kNormals,
+             row(e), k, normal[k]);
     // Compare squared lengths; the square root only for the message.
     constexpr double kMinSquared = (1.0 - kNormalTolerance) * (1.0 - kNormalTolerance);
     constexpr double kMaxSquared = (1.0 + kNormalTolerance) * (1.0 + kNormalTolerance);
     const double squared = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
     if (!(squared >= kMinSquared && squared <= kMaxSquared))
       fail(ExitCode::kInvalidInput, "{}: {}[{}]: normal has length {:.9g}, expected unit length (tolerance 1e-6)", file,
-           kNormals, e, std::sqrt(squared));
+           kNormals, row(e), std::sqrt(squared));
   }
 }
 
-void check_areas(const std::string& file, const std::vector<double>& areas) {
+void check_areas(const std::string& file, const std::vector<double>& areas, const EdgeRows& row) {
   for (std::size_t e = 0; e < areas.size(); ++e) {
     if (!std::isfinite(areas[e]))
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: area is {}, expected a finite number", file, kAreas, e, areas[e]);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: area is {}, expected a finite number", file, kAreas, row(e), areas[e]);
     if (!(areas[e] > 0.0))
-      fail(ExitCode::kInvalidInput, "{}: {}[{}]: area is {}, expected a positive number", file, kAreas, e, areas[e]);
+      fail(ExitCode::kInvalidInput, "{}: {}[{}]: area is {}, expected a positive number", file, kAreas, row(e),
+           areas[e]);
   }
 }
 
@@ -156,6 +166,22 @@ void check_finite(const std::string& file, const char* path, const std::vector<d
     fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, path, row,
          i % static_cast<std::size_t>(components), values[i]);
   }
+}
+
+/// Nodes that no edge reaches exist only where the file says so per node: a node count past the last node of any
+/// edge needs a per-node dataset (coordinates, volumes, boundary flags or a state) that holds the other nodes.
+/// Otherwise n_nodes is wrong, and a small file declaring billions of nodes would only fail later, in an
+/// allocation of some command's per-node arrays.
+void require_nodes_described(const h5::File& file, const EdgeMesh& mesh, bool has_node_dataset) {
+  const std::int64_t reached = mesh.edges.empty() ? 0 : *std::max_element(mesh.edges.begin(), mesh.edges.end()) + 1;
+  if (reached >= mesh.n_nodes || has_node_dataset || h5::exists(file, kBoundaryNodes) || h5::exists(file, kState))
+    return;
+  fail(ExitCode::kInvalidInput,
+       "{}: {}: attribute \"n_nodes\" is {}, but no edge reaches a node past {} and the file stores nothing per node "
+       "({}, {}, {} or {}) for the other {}: a wrong node count? (nodes that no edge reaches need one of those "
+       "datasets)",
+       file.name(), kMeshGroup, mesh.n_nodes, reached - 1, kCoords, kVolumes, kBoundaryNodes, kState,
+       mesh.n_nodes - reached);
 }
 
 // ---- /state --------------------------------------------------------------------------------------
@@ -250,8 +276,12 @@ EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>*
     h5::require_shape(*volumes, {mesh.n_nodes}, "[n_nodes], " + per_node);
   }
 
-  // What reading and checking will hold at once, before any of it is allocated (each dataset's storage is checked
-  // as it is read).
+  // Every dataset's storage first (h5::require_readable: a small file declaring a huge shape is damaged input, exit
+  // code 2, whatever memory reading it would take), then what reading and checking will hold at once, before any
+  // of it is allocated.
+  for (const h5::DatasetInfo* info : {&edges, &normals, &areas}) h5::require_readable(file, *info, 0.0);
+  if (coords) h5::require_readable(file, *coords, 0.0);
+  if (volumes) h5::require_readable(file, *volumes, 0.0);
   std::vector<h5::RowRange> ranges;
   if (rows) {
     ranges = h5::row_ranges(*rows);
@@ -266,12 +296,14 @@ EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>*
   require_memory(edge_bytes + node_bytes,
                  fmt::format("{}: reading the mesh ({} nodes, {} edges)", path, mesh.n_nodes, n_edges));
 
-  mesh.edges = read_edges(file, edges, mesh.n_nodes, rows ? &ranges : nullptr);
-  check_duplicate_edges(path, mesh.edges, mesh.n_nodes);
+  const EdgeRows row{rows};
+  mesh.edges = read_edges(file, edges, mesh.n_nodes, rows ? &ranges : nullptr, row);
+  if (!rows) require_nodes_described(file, mesh, coords.has_value() || volumes.has_value());
+  check_duplicate_edges(path, mesh.edges, mesh.n_nodes, row);
   mesh.normals = rows ? h5::read_rows<double>(file, normals, ranges) : h5::read<double>(file, normals);
-  check_normals(path, mesh.normals);
+  check_normals(path, mesh.normals, row);
   mesh.areas = rows ? h5::read_rows<double>(file, areas, ranges) : h5::read<double>(file, areas);
-  check_areas(path, mesh.areas);
+  check_areas(path, mesh.areas, row);
   if (coords) {
     mesh.coords = h5::read<double>(file, *coords);
     check_finite(path, kCoords, mesh.coords, 3);
@@ -301,10 +333,12 @@ void require_state_gamma(const h5::File& file, const char* group) {
          group, *gamma);
 }
 
-void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q) {
+void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q,
+                        std::int64_t first_node) {
   const std::size_t n_nodes = q.size() / kBlock;
-  for (std::size_t node = 0; node < n_nodes; ++node) {
-    const double* conservative = &q[kBlock * node];
+  for (std::size_t k = 0; k < n_nodes; ++k) {
+    const double* conservative = &q[kBlock * k];
+    const std::int64_t node = first_node + static_cast<std::int64_t>(k);
     for (int k = 0; k < kBlock; ++k)
       if (!std::isfinite(conservative[k]))
         fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, dataset, node,
@@ -344,7 +378,7 @@ FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, co
     fail(ExitCode::kInvalidInput, "{}: {}: the selected nodes [{}, {}) lie outside its {} rows", path, kState,
          rows->begin, rows->end, q.shape[0]);
   state.Q = rows ? h5::read_rows<double>(file, q, {*rows}) : h5::read<double>(file, q);
-  check_state_values(path, kState, state.Q);
+  check_state_values(path, kState, state.Q, rows ? rows->begin : 0);
   state.gamma = kGamma;
   return state;
 }

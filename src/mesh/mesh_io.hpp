@@ -36,8 +36,10 @@ inline constexpr const char* kState = "/state/Q";
 }  // namespace edge_mesh_paths
 
 /// \brief Reads /mesh of a fluxjac-edge-mesh file and validates all of it (root attributes, dataset types
-/// and shapes, node ranges, self-loops, duplicate edges in either orientation, finite values, unit normals,
-/// positive areas). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad index.
+/// and shapes, every dataset's storage before any memory is estimated or allocated, node ranges, self-loops,
+/// duplicate edges in either orientation, finite values, unit normals, positive areas, and a per-node dataset for
+/// nodes that no edge reaches). Throws Error(kInvalidInput) with one line naming the file, dataset and first bad
+/// index.
 EdgeMesh read_edge_mesh(const std::string& path);
 
 /// \brief Reads /state of a fluxjac-edge-mesh file (the mesh file or a separate state file) and validates
@@ -49,16 +51,20 @@ FlowState read_flow_state(const std::string& path, std::int64_t expected_nodes);
 void require_state_gamma(const h5::File& file, const char* group);
 
 /// \brief Error(kInvalidInput) naming the file, dataset, node and component unless every state (rows of 5
-/// conservative values) is finite with positive density and pressure. Edge-mesh and element-mesh states alike.
-void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q);
+/// conservative values) is finite with positive density and pressure. Edge-mesh and element-mesh states alike; q
+/// holds the rows from first_node on (a rank's slice), and messages name the node as the file numbers it.
+void check_state_values(const std::string& file, const char* dataset, const std::vector<double>& q,
+                        std::int64_t first_node = 0);
 
 /// \brief Reads only the edges edge_ids (ascending file indices) of a mesh file, with the same checks as
-/// read_edge_mesh on them: a rank's slice of a partitioned mesh. Node ids stay in file numbering (n_nodes is the
-/// file's), coords and volumes are not read; file_edges receives the file's edge count.
+/// read_edge_mesh on them, errors naming edges by their file index: a rank's slice of a partitioned mesh. Node ids
+/// stay in file numbering (n_nodes is the file's), coords and volumes are not read; file_edges receives the file's
+/// edge count.
 EdgeMesh read_edge_mesh_slice(const std::string& path, const std::vector<std::int64_t>& edge_ids,
                               std::int64_t& file_edges);
 
-/// \brief Reads the states of nodes [first_node, end_node) only, with read_flow_state's checks on them.
+/// \brief Reads the states of nodes [first_node, end_node) only, with read_flow_state's checks on them (errors name
+/// the nodes by their file index).
 FlowState read_flow_state_slice(const std::string& path, std::int64_t expected_nodes, std::int64_t first_node,
                                 std::int64_t end_node);
 

@@ -9,6 +9,7 @@
 #include <metis.h>
 #endif
 
+#include "mesh/partition_check.hpp"
 #include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 
@@ -138,48 +139,24 @@ std::int64_t PartitionLayout::part_of(std::int64_t node) const {
 }
 
 void derive_ghost_layer(const EdgeMesh& mesh, PartitionLayout& layout) {
-  const std::int64_t parts = layout.parts;
-  std::vector<std::int32_t> part_of_node(static_cast<std::size_t>(mesh.n_nodes));
-  for (std::int64_t p = 0; p < parts; ++p)
-    std::fill(part_of_node.begin() + layout.node_offsets[p], part_of_node.begin() + layout.node_offsets[p + 1],
-              static_cast<std::int32_t>(p));
-
-  // ---- candidates: both ends of every cut edge, each given to the other end's part ---------------------
-  std::vector<std::int64_t> candidate_start(static_cast<std::size_t>(parts) + 1, 0);
-  layout.halo_edge_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
-  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
-    const std::int32_t left_part = part_of_node[mesh.left(e)], right_part = part_of_node[mesh.right(e)];
-    if (left_part == right_part) continue;
-    ++candidate_start[left_part + 1];
-    ++candidate_start[right_part + 1];
-    ++layout.halo_edge_offsets[right_part + 1];
-  }
-  for (std::int64_t p = 0; p < parts; ++p) {
-    candidate_start[p + 1] += candidate_start[p];
-    layout.halo_edge_offsets[p + 1] += layout.halo_edge_offsets[p];
-  }
-  std::vector<std::int64_t> candidates(static_cast<std::size_t>(candidate_start.back()));
-  layout.halo_edges.resize(static_cast<std::size_t>(layout.halo_edge_offsets.back()));
-  {
-    std::vector<std::int64_t> candidate_cursor(candidate_start.begin(), candidate_start.end() - 1);
-    std::vector<std::int64_t> halo_cursor(layout.halo_edge_offsets.begin(), layout.halo_edge_offsets.end() - 1);
-    for (edge_index e = 0; e < mesh.n_edges(); ++e) {
-      const std::int32_t left_part = part_of_node[mesh.left(e)], right_part = part_of_node[mesh.right(e)];
-      if (left_part == right_part) continue;
-      candidates[candidate_cursor[left_part]++] = mesh.right(e);
-      candidates[candidate_cursor[right_part]++] = mesh.left(e);
-      layout.halo_edges[halo_cursor[right_part]++] = e;  // edges in ascending order, so each part's list is too
-    }
-  }
-
-  // ---- ghosts: the candidates of each part, sorted, once each ------------------------------------------
-  layout.ghost_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
+  // The rules the readers check (mesh/partition_check.hpp), applied: halo edges from every edge, ghosts from the
+  // edges each part then holds.
+  const std::vector<std::vector<std::int64_t>> halo = halo_edges_by_part(layout.node_offsets, 0, mesh.edges);
+  layout.ghost_offsets = {0};
   layout.ghost_nodes.clear();
-  for (std::int64_t p = 0; p < parts; ++p) {
-    const auto first = candidates.begin() + candidate_start[p], last = candidates.begin() + candidate_start[p + 1];
-    std::sort(first, last);
-    layout.ghost_nodes.insert(layout.ghost_nodes.end(), first, std::unique(first, last));
-    layout.ghost_offsets[p + 1] = static_cast<std::int64_t>(layout.ghost_nodes.size());
+  layout.halo_edge_offsets = {0};
+  layout.halo_edges.clear();
+  for (std::int64_t p = 0; p < layout.parts; ++p) {
+    HeldEdges held;
+    held.range_ends.assign(mesh.edges.begin() + 2 * layout.edge_offsets[p],
+                           mesh.edges.begin() + 2 * layout.edge_offsets[p + 1]);
+    for (const std::int64_t e : halo[p]) held.halo_ends.insert(held.halo_ends.end(), {mesh.left(e), mesh.right(e)});
+    const std::vector<std::int64_t> ghosts =
+        nodes_reached_outside(layout.node_offsets[p], layout.node_offsets[p + 1], held);
+    layout.ghost_nodes.insert(layout.ghost_nodes.end(), ghosts.begin(), ghosts.end());
+    layout.ghost_offsets.push_back(static_cast<std::int64_t>(layout.ghost_nodes.size()));
+    layout.halo_edges.insert(layout.halo_edges.end(), halo[p].begin(), halo[p].end());
+    layout.halo_edge_offsets.push_back(static_cast<std::int64_t>(layout.halo_edges.size()));
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "mesh/mesh_io.hpp"
 #include "mesh/partition.hpp"
+#include "mesh/partition_check.hpp"
 #include "mesh/partition_io.hpp"
 #include "util/error.hpp"
 
@@ -62,8 +63,9 @@ HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& gl
   return plan;
 }
 
-/// Builds the local numbering, mesh, state and halo plan from the pieces (collective: the halo plan).
-LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source) {
+/// Builds the local numbering, mesh and owned states from the pieces (no collective: a rank that fails here fails
+/// alone, and Communicator::agree tells the others). The ghosts and their owners stay in pieces for the halo plan.
+LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::string source) {
   LocalPart part;
   RankLayout& layout = part.layout;
   layout.global_nodes = pieces.global_nodes;
@@ -101,10 +103,23 @@ LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string
     std::copy_n(&pieces.owned_state[k * kBlock], kBlock,
                 &part.state.Q[static_cast<std::size_t>(layout.owned_nodes[k]) * kBlock]);
   layout.owned_row_start = std::move(pieces.owned_row_start);
-  layout.halo = plan_halo(comm, layout.global_node, pieces.ghosts, pieces.ghost_owner);
   layout.figures = {static_cast<std::int64_t>(pieces.owned.size()), static_cast<std::int64_t>(pieces.ghosts.size()),
                     part.mesh.n_edges(), cut};
-  exchange_ghost_states(comm, layout.halo, part.state.Q.data());
+  return part;
+}
+
+/// The pieces made into the rank's part (collective): local numbering, the check that the parts together hold
+/// every edge at both ends (check_edge_coverage: whichever path made them, a part that misses an edge of its nodes
+/// would assemble a wrong row), the halo plan and the ghost states.
+LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source, const std::string& mesh_file) {
+  LocalPart part;
+  comm.agree([&] { part = build_local_part(comm, pieces, std::move(source)); });
+  const PartFigures& figures = part.layout.figures;
+  // Every local edge has one owned end, or two when it is not cut.
+  check_edge_coverage(mesh_file, comm.sum(2 * figures.local_edges - figures.cut_edges), part.layout.global_edges);
+  // Every rank reaches plan_halo's exchange before any of them can fail in it.
+  comm.agree([&] { part.layout.halo = plan_halo(comm, part.layout.global_node, pieces.ghosts, pieces.ghost_owner); });
+  exchange_ghost_states(comm, part.layout.halo, part.state.Q.data());
   return part;
 }
 
@@ -123,39 +138,40 @@ std::vector<std::int64_t> consecutive_row_starts(const Communicator& comm, const
 }
 
 /// ---- a file partitioned for these ranks: every rank reads its own slices ---------------------------------------
-PartPieces read_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
-  const PartSlice slice = read_partition_part(mesh_file, comm.rank());
+
+/// What a rank reads of a file partitioned for the ranks, with what the checks that need the other ranks use.
+struct SliceRead {
+  PartPieces pieces;
+  PartSlice slice;
+  HeldEdges held;  ///< the edges of its range and its halo edges, as (L, R) in file numbering
+};
+
+/// Reads the rank's slices and checks what it can alone (partition_check.hpp): its offsets and lists, and that its
+/// edges are its own; pieces.ghosts are then the nodes its edges reach (compared with its ghost list once the halo
+/// list is known to be complete).
+SliceRead read_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
+  SliceRead read;
+  read.slice = read_partition_part(mesh_file, comm.rank());
+  const PartSlice& slice = read.slice;
+  // Rank 0 read the part count; a rank whose file says otherwise must not enter the exchange below with it.
+  require_parts(mesh_file, slice.parts, comm.size());
   const std::int64_t r = comm.rank();
   const std::int64_t first_node = slice.node_offsets[r], end_node = slice.node_offsets[r + 1];
-  std::vector<std::int64_t> edge_ids(static_cast<std::size_t>(slice.edge_offsets[r + 1] - slice.edge_offsets[r]));
-  std::iota(edge_ids.begin(), edge_ids.end(), slice.edge_offsets[r]);
-  std::vector<std::int64_t> merged(edge_ids.size() + slice.halo_edges.size());
-  std::merge(edge_ids.begin(), edge_ids.end(), slice.halo_edges.begin(), slice.halo_edges.end(), merged.begin());
+  const std::int64_t first_edge = slice.edge_offsets[r], end_edge = slice.edge_offsets[r + 1];
+  std::vector<std::int64_t> edge_ids(static_cast<std::size_t>(end_edge - first_edge));
+  std::iota(edge_ids.begin(), edge_ids.end(), first_edge);
+  std::vector<std::int64_t> merged(edge_ids.size() + slice.halo.values.size());
+  std::merge(edge_ids.begin(), edge_ids.end(), slice.halo.values.begin(), slice.halo.values.end(), merged.begin());
 
-  PartPieces pieces;
+  PartPieces& pieces = read.pieces;
   pieces.edges = read_edge_mesh_slice(mesh_file, merged, pieces.global_edges);
   pieces.global_nodes = pieces.edges.n_nodes;
-  // The slices must be what the partition says: owned edges start at an owned node, halo edges end at one.
-  const auto owned = [&](std::int64_t node) { return node >= first_node && node < end_node; };
-  std::vector<std::int64_t> ghosts;
-  for (edge_index e = 0; e < pieces.edges.n_edges(); ++e) {
-    const std::int64_t left = pieces.edges.left(e), right = pieces.edges.right(e);
-    const bool halo = merged[e] < slice.edge_offsets[r] || merged[e] >= slice.edge_offsets[r + 1];
-    if (halo ? !owned(right) || owned(left) : !owned(left))
-      fail(ExitCode::kInvalidInput,
-           "{}: /mesh/edges[{}] = ({}, {}) does not belong to part {} as /partition says (nodes [{}, {})): partition "
-           "the mesh again with 'fluxjac mesh partition'",
-           mesh_file, merged[e], left, right, r, first_node, end_node);
-    if (!owned(left)) ghosts.push_back(left);
-    if (!owned(right)) ghosts.push_back(right);
+  for (std::size_t k = 0; k < merged.size(); ++k) {
+    const bool in_range = merged[k] >= first_edge && merged[k] < end_edge;
+    std::vector<node_index>& ends = in_range ? read.held.range_ends : read.held.halo_ends;
+    ends.insert(ends.end(), {pieces.edges.edges[2 * k], pieces.edges.edges[2 * k + 1]});
   }
-  std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-  if (ghosts != slice.ghost_nodes)
-    fail(ExitCode::kInvalidInput,
-         "{}: /partition/ghost_nodes of part {} lists {} nodes, its edges reach {} others: partition the mesh again",
-         mesh_file, r, slice.ghost_nodes.size(), ghosts.size());
-  pieces.ghosts = std::move(ghosts);
+  pieces.ghosts = check_held_edges(mesh_file, slice.node_offsets, slice.edge_offsets, slice.halo, read.held);
   for (const std::int64_t ghost : pieces.ghosts)
     pieces.ghost_owner.push_back(std::upper_bound(slice.node_offsets.begin(), slice.node_offsets.end(), ghost) -
                                  slice.node_offsets.begin() - 1);
@@ -164,7 +180,26 @@ PartPieces read_slices(const Communicator& comm, const std::string& mesh_file, c
   const FlowState state = read_flow_state_slice(state_file, pieces.global_nodes, first_node, end_node);
   pieces.owned_state = state.Q;
   pieces.gamma = state.gamma;
-  return pieces;
+  return read;
+}
+
+/// Reads the rank's slices (collective): its own checks, then the halo edges every part must list, which only the
+/// parts storing them can tell: each rank sends every other the edges of its range that end at that rank's nodes,
+/// and compares what it receives with its halo list, then its ghosts with the nodes its edges reach. Every rank
+/// throws the first failure of the lowest failing rank.
+PartPieces read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
+  SliceRead read;
+  comm.agree([&] { read = read_slices(comm, mesh_file, state_file); });
+  const PartSlice& slice = read.slice;
+  const std::vector<std::vector<std::int64_t>> given =
+      comm.all_to_all(halo_edges_by_part(slice.node_offsets, slice.edge_offsets[comm.rank()], read.held.range_ends));
+  std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
+  for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
+  comm.agree([&] {
+    check_piece_matches(mesh_file, partition_paths::kHaloEdges, slice.halo, halo, "halo edges");
+    check_piece_matches(mesh_file, partition_paths::kGhostNodes, slice.ghosts, read.pieces.ghosts, "ghost nodes");
+  });
+  return std::move(read.pieces);
 }
 
 /// ---- any other file: rank 0 reads it whole, partitions it with METIS and sends each rank its pieces -----------
@@ -266,7 +301,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   PartPieces pieces;
   std::string source;
   if (parts == comm.size()) {
-    comm.agree([&] { pieces = read_slices(comm, mesh_file, states); });
+    pieces = read_checked_slices(comm, mesh_file, states);
     pieces.owned_row_start = consecutive_row_starts(comm, pieces);  // collective: after every rank has read
     source = "file partition";
     say(root_note, fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
@@ -299,7 +334,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
     say(root_note, fmt::format("read {} on rank 0, partitioned and sent to {} ranks ({:.2f} s)", mesh_file, comm.size(),
                                seconds_since(start)));
   }
-  comm.agree([&] { part = assemble_part(comm, std::move(pieces), source); });
+  part = assemble_part(comm, std::move(pieces), source, mesh_file);
   part.partition = summarize_partition(comm, part.layout);
   const PartitionSummary& p = part.partition;
   say(root_note,

@@ -101,9 +101,11 @@ struct LocalPart {
 /// RankLayout::whole_mesh. On many ranks, a file partitioned by `fluxjac mesh partition` into comm.size() parts is
 /// read by slices (each rank its node range, its edges and halo edges, its owned states: HDF5 hyperslabs), and any
 /// other file is read by rank 0, partitioned there with METIS and sent to the ranks; then the ghost states are
-/// exchanged once. Every rank throws the same Error when any rank fails (Communicator::agree): a file partitioned
-/// for another number of ranks, a build without METIS for an unpartitioned file, an invalid file. `note` receives
-/// the progress lines (on rank 0 only).
+/// exchanged once. A partitioned file's part is checked by the rules of mesh/partition_check.hpp, the halo list
+/// against what the other ranks' edge ranges give it; either way the ranks check together that every edge lies in
+/// the parts of both its ends. Every rank throws the same Error when any rank fails (Communicator::agree): a file
+/// partitioned for another number of ranks, a build without METIS for an unpartitioned file, an invalid file or
+/// partition. `note` receives the progress lines (on rank 0 only).
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
                           const Note& note);
 

@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 
 #include "util/error.hpp"
+#include "util/input_path.hpp"
 #include "util/memory.hpp"
 
 namespace fluxjac::h5 {
@@ -191,10 +191,9 @@ void silence_library_errors() {
 
 File File::open(const std::string& path, Mode mode) {
   silence_library_errors();
-  std::error_code ignored;
-  const auto status = std::filesystem::status(path, ignored);
-  if (!std::filesystem::exists(status)) fail(ExitCode::kInvalidInput, "{}: file not found", path);
-  if (std::filesystem::is_directory(status))
+  const InputPathKind kind = input_path_kind(path);
+  if (kind == InputPathKind::kMissing) fail(ExitCode::kInvalidInput, "{}: file not found", path);
+  if (kind == InputPathKind::kDirectory)
     fail(ExitCode::kInvalidInput, "{}: is a directory, expected an HDF5 file", path);
   if (!std::ifstream(path, std::ios::binary))
     fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", path);
@@ -390,6 +389,14 @@ std::vector<RowRange> row_ranges(const std::vector<std::int64_t>& ascending_rows
       ranges.push_back({row, row + 1});
   }
   return ranges;
+}
+
+std::int64_t row_in_file(const std::vector<RowRange>& rows, std::int64_t k) {
+  for (const RowRange& range : rows) {
+    if (k < range.end - range.begin) return range.begin + k;
+    k -= range.end - range.begin;
+  }
+  return -1;
 }
 
 namespace {

@@ -190,6 +190,10 @@ struct RowRange {
 /// \brief The ascending row ids as maximal runs of consecutive rows ({3, 4, 5, 9} -> [3, 6), [9, 10)).
 std::vector<RowRange> row_ranges(const std::vector<std::int64_t>& ascending_rows);
 
+/// \brief The dataset row of the k-th row read from rows (read_rows reads them in order): ([3, 6), [9, 10)) and
+/// k = 3 give 9. Messages about a value read by rows name it where the file has it.
+std::int64_t row_in_file(const std::vector<RowRange>& rows, std::int64_t k);
+
 /// \brief Reads the given rows (ascending, disjoint, within the first extent) of a dataset, in order, into buffer,
 /// converting to memory_type: each rank of a many-GPU run reads only its slices (HDF5 hyperslabs).
 /// Error(kInvalidInput) naming the dataset when a range lies outside it or the read fails.
