@@ -551,8 +551,9 @@ TEST(CompareResults, AnObjectOf200000KeysIsReadInLinearTime) {
 /// ranks (1: one process); returns the path of the JSON file, failing the test when bench fails.
 std::string bench_results(const TempDir& folder, const std::string& name, const std::string& mesh, int ranks = 1) {
   const std::string json = folder.file(name + ".json");
-  const std::string args = fmt::format("bench -q --mesh {} --variant reference --cache {} --warmup 0 --reps 2 --threads 1 --json {}",
-                                       shell_quoted(mesh), shell_quoted(folder.file("cache")), shell_quoted(json));
+  const std::string args =
+      fmt::format("bench -q --mesh {} --variant reference --cache {} --warmup 0 --reps 2 --threads 1 --json {}",
+                  shell_quoted(mesh), shell_quoted(folder.file("cache")), shell_quoted(json));
   const CommandResult result = ranks == 1 ? run_fluxjac(args) : run_fluxjac_mpi(ranks, args);
   EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.output;
   return json;
