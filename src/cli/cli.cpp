@@ -13,10 +13,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_names.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/ghost_exchange.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -38,10 +40,11 @@ void exit_during_command() {
 
 int report(const char* message, ExitCode code) {
   const Communicator& world = Communicator::world();
+  const std::string line = printable(message);  // one line, whatever names and values it quotes
   if (world.distributed())
-    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), message);
+    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), line.c_str());
   else
-    std::fprintf(stderr, "fluxjac: error: %s\n", message);
+    std::fprintf(stderr, "fluxjac: error: %s\n", line.c_str());
   return static_cast<int>(code);
 }
 
@@ -119,6 +122,7 @@ int run_cli(int argc, char** argv) {
   add_device_command(app, action);
   add_bench_command(app, action);
   add_compare_command(app, action);
+  refuse_empty_output_names(app);
   // After the subcommands: each copies its parent's footer when it is created, and these examples are the
   // top level's.
   app.footer(
@@ -143,6 +147,7 @@ int run_cli(int argc, char** argv) {
     // One line like every other error, naming the help that explains the options.
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
+    message = printable(message);
     std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", message.c_str(), command_path(app).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
