@@ -14,10 +14,14 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "mesh/dual_metrics.hpp"
 #include "mesh/generator.hpp"
+#include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
 #include "physics/gas.hpp"
+#include "test_support.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 
@@ -480,6 +484,26 @@ TEST(MeshGenDeterminism, SameSeedSameMeshOtherSeedOtherJitter) {
     if (flat.on_boundary[i / 3]) {
       EXPECT_EQ(a[i], flat.mesh.coords[i]);  // ... and leaves the box surface alone
     }
+}
+
+TEST(MeshGenRecord, GeneratedFileRecordsItsSpecAndEveryFieldChangesTheRecord) {
+  const test::TempDir dir;
+  const BoxMeshSpec spec = spec_of("tet", 2, "rcm", 0.25, 3);
+  const std::string path = dir.file("box.h5"), bare = dir.file("bare.h5");
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  write_generated_mesh(path, generated, spec);
+  EXPECT_EQ(read_box_mesh_generator_record(path), box_mesh_generator_record(spec));
+  EXPECT_EQ(box_mesh_generator_record(spec),
+            fmt::format("kind=tet n=2 order=rcm seed=3 jitter=0.25 generator={}", kBoxMeshGeneratorVersion));
+  write_edge_mesh(bare, generated.mesh, &generated.state);
+  EXPECT_EQ(read_box_mesh_generator_record(bare), std::nullopt) << "a file the generator did not write";
+
+  std::set<std::string> records{box_mesh_generator_record(spec)};
+  for (const BoxMeshSpec& other :
+       {spec_of("prism", 2, "rcm", 0.25, 3), spec_of("tet", 3, "rcm", 0.25, 3), spec_of("tet", 2, "natural", 0.25, 3),
+        spec_of("tet", 2, "rcm", 0.2, 3), spec_of("tet", 2, "rcm", 0.25, 4)})
+    records.insert(box_mesh_generator_record(other));
+  EXPECT_EQ(records.size(), 6u) << "two specs share a record";
 }
 
 TEST(MeshGenState, HasStagnationAndSupersonicRegionsAndPositiveThermodynamics) {

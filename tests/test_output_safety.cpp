@@ -30,9 +30,12 @@
 
 #include <fmt/format.h>
 
+#include "jacobian/jacobian_io.hpp"
 #include "test_support.hpp"
 #include "util/atomic_output.hpp"
+#include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/output_paths.hpp"
 
 extern char** environ;
 
@@ -96,8 +99,9 @@ pid_t start(const Launch& launch, int out_fd, int err_fd) {
   ::_exit(127);
 }
 
-/// \brief Runs fluxjac to the end, capturing stdout and stderr (read together, so neither pipe fills up).
-Outcome run(const Launch& launch) {
+/// \brief Runs fluxjac to the end, capturing stdout and stderr (read together, so neither pipe fills up). When given,
+/// on_stderr sees the stderr text received so far after every read, while the process runs, until it returns true.
+Outcome run(const Launch& launch, const std::function<bool(const std::string& err)>& on_stderr = {}) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     ADD_FAILURE() << "pipe2 failed";
@@ -110,6 +114,7 @@ Outcome run(const Launch& launch) {
   struct pollfd streams[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* texts[2] = {&outcome.out, &outcome.err};
   int open_streams = 2;
+  std::function<bool(const std::string&)> watching = on_stderr;
   while (open_streams > 0 && ::poll(streams, 2, -1) >= 0) {
     for (int i = 0; i < 2; ++i) {
       if (streams[i].fd < 0 || streams[i].revents == 0) continue;
@@ -117,6 +122,7 @@ Outcome run(const Launch& launch) {
       const ssize_t n = ::read(streams[i].fd, buffer, sizeof buffer);
       if (n > 0) {
         texts[i]->append(buffer, static_cast<std::size_t>(n));
+        if (i == 1 && watching && watching(outcome.err)) watching = nullptr;
         continue;
       }
       ::close(streams[i].fd);
@@ -748,6 +754,290 @@ TEST(OutputSafetyAtomicOutput, WriteTextOutputReplacesAFileAtomically) {
   write_text_output(folder.file("a.txt"), "new text");
   EXPECT_EQ(bytes_of(folder.file("a.txt")), "new text");
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"a.txt"});
+}
+
+// ---- an output redirected while the command runs: refused before the commit, exit 4, nothing written ---------
+// The checks run before any work; the commit, seconds or hours later, goes to the folder and name they resolved,
+// and only after confirming that the name as given still leads there and that the file there is no input.
+
+/// \brief Expects commit() to throw Error(kRuntime) holding every fragment.
+void expect_commit_refused(AtomicOutput& output, const std::vector<std::string>& fragments) {
+  try {
+    output.commit();
+    ADD_FAILURE() << "the commit went through";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::kRuntime) << error.what();
+    for (const std::string& fragment : fragments)
+      EXPECT_TRUE(contains(error.what(), fragment)) << "\"" << fragment << "\" missing in: " << error.what();
+  }
+  EXPECT_FALSE(output.committed());
+}
+
+/// \brief Points the symbolic link at path to target, in one step (a new link renamed over the old one).
+void repoint_link(const fs::path& path, const std::string& target) {
+  const fs::path fresh = path.string() + ".new-link";
+  fs::create_symlink(target, fresh);
+  fs::rename(fresh, path);
+}
+
+TEST(OutputSafetyRedirect, LinkRepointedAtTheInputBeforeTheCommitIsRefused) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), link = folder.file("out.h5");
+  const std::string mesh_bytes = bytes_of(mesh);
+  write_text(folder.file("harmless.h5"), "harmless");
+  fs::create_symlink("harmless.h5", link);
+  check_output_paths({{"--mesh", mesh}}, {{"--output", link}});
+  {
+    AtomicOutput output(link);
+    write_text(output.temporary_path(), "the Jacobian");
+    repoint_link(link, "m.h5");  // while the command runs
+    expect_commit_refused(output, {"--output", "out.h5", "now leads to", "m.h5", "harmless.h5", "nothing written"});
+  }
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input changed";
+  EXPECT_EQ(bytes_of(folder.file("harmless.h5")), "harmless");
+  EXPECT_EQ(fs::read_symlink(link), "m.h5");
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyRedirect, LinkRepointedBeforeTheOutputStartsIsRefused) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), link = folder.file("out.json");
+  const std::string mesh_bytes = bytes_of(mesh);
+  fs::create_symlink("runs.json", link);  // dangling when checked: the output creates runs.json
+  check_output_paths({{"--mesh", mesh}}, {{"--json", link, true}});
+  repoint_link(link, "m.h5");
+  try {
+    write_text_output(link, "{}");
+    ADD_FAILURE() << "written";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::kRuntime);
+    EXPECT_TRUE(contains(error.what(), "--json")) << error.what();
+  }
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input changed";
+  EXPECT_FALSE(fs::exists(folder.file("runs.json")));
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyRedirect, FolderLinkRepointedAtTheInputsFolderIsRefused) {
+  const TempDir folder;
+  fs::create_directory(folder.path() / "inputs");
+  fs::create_directory(folder.path() / "results");
+  const std::string mesh = copy_of_mesh(folder, "inputs/J.h5");
+  const std::string mesh_bytes = bytes_of(mesh);
+  fs::create_symlink("results", folder.path() / "out");
+  const std::string output_name = folder.file("out/J.h5");  // results/J.h5 when checked
+  check_output_paths({{"--mesh", mesh}}, {{"--output", output_name}});
+  {
+    AtomicOutput output(output_name);
+    write_text(output.temporary_path(), "the Jacobian");
+    repoint_link(folder.path() / "out", "inputs");  // out/J.h5 is now the input
+    expect_commit_refused(output, {"--output", "out/J.h5", "inputs/J.h5", "results/J.h5", "nothing written"});
+  }
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input changed";
+  EXPECT_TRUE(fs::is_empty(folder.path() / "results"));
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyRedirect, TargetReplacedByAHardLinkToTheInputIsRefused) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), output_name = folder.file("J.h5");
+  const std::string mesh_bytes = bytes_of(mesh);
+  write_text(output_name, "old");
+  check_output_paths({{"--mesh", mesh}}, {{"--output", output_name}});
+  {
+    AtomicOutput output(output_name);
+    write_text(output.temporary_path(), "the Jacobian");
+    fs::remove(output_name);
+    fs::create_hard_link(mesh, output_name);  // the same name, now the input's file
+    expect_commit_refused(output, {"--output", "J.h5", "same file as --mesh", "nothing written"});
+  }
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input changed";
+  EXPECT_EQ(fs::hard_link_count(mesh), 2u);
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyRedirect, FolderReplacedByAnotherOfTheSameNameIsRefused) {
+  const TempDir folder;
+  fs::create_directory(folder.path() / "results");
+  const std::string output_name = folder.file("results/runs.csv");
+  check_output_paths({}, {{"--csv", output_name, true}});
+  {
+    AtomicOutput output(output_name);
+    EXPECT_EQ(fs::path(output.temporary_path()).parent_path(), fs::canonical(folder.path() / "results"));
+    write_text(output.temporary_path(), "variant\n");
+    fs::rename(folder.path() / "results", folder.path() / "old");
+    fs::create_directory(folder.path() / "results");
+    expect_commit_refused(output, {"--csv", "runs.csv", "was replaced", "nothing written"});
+  }
+  EXPECT_TRUE(fs::is_empty(folder.path() / "results"));
+  EXPECT_TRUE(fs::is_empty(folder.path() / "old")) << "the temporary stayed in the folder it was made in";
+}
+
+/// \brief Runs fluxjac with a link re-pointed at `input` as soon as stderr shows `started` (the work under way), when
+/// cases_done cases have printed their outcome: more would mean that the run was too quick to test anything (the
+/// test then fails, saying so).
+Outcome run_and_repoint(std::vector<std::string> args, const fs::path& link, const std::string& input,
+                        const std::string& started, std::size_t cases_done) {
+  bool repointed = false;
+  std::string seen;
+  const Outcome outcome = run(Launch{std::move(args), {}, {}, {}, {}}, [&](const std::string& err) {
+    if (!contains(err, started)) return false;
+    seen = err;
+    repoint_link(link, input);
+    repointed = true;
+    return true;
+  });
+  EXPECT_TRUE(repointed) << "never saw \"" << started << "\":\n" << outcome.err;
+  std::size_t outcomes = 0;
+  for (std::size_t at = seen.find("ms median"); at != std::string::npos; at = seen.find("ms median", at + 1))
+    ++outcomes;
+  EXPECT_EQ(outcomes, cases_done) << "the case ended before the link changed (give it more --reps):\n" << seen;
+  return outcome;
+}
+
+/// The last line of text.
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  const std::size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+TEST(OutputSafetyRedirect, RunWhoseOutputLinkIsRepointedAtTheMeshMidRunExitsFourAndKeepsTheMesh) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), link = folder.file("out.h5");
+  const std::string mesh_bytes = bytes_of(mesh);
+  write_text(folder.file("harmless.h5"), "harmless");
+  fs::create_symlink("harmless.h5", link);
+  const Outcome outcome = run_and_repoint({"run", "--mesh", mesh, "--warmup", "0", "--reps", "400", "-o", link}, link,
+                                          "m.h5", "[case 1/1]", 0);
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+  // The error ends the line of the case whose outcome it is (the progress line "[case 1/1] ... " is open).
+  const std::string line = last_line(outcome.err);
+  const std::string error = line.substr(std::min(line.find("fluxjac: error: "), line.size()));
+  EXPECT_EQ(error.rfind("fluxjac: error: --output ", 0), 0u) << outcome.err;
+  for (const char* fragment : {"out.h5", "now leads to", "m.h5", "nothing written"})
+    EXPECT_TRUE(contains(error, fragment)) << "\"" << fragment << "\" missing in: " << error;
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input was overwritten";
+  EXPECT_EQ(bytes_of(folder.file("harmless.h5")), "harmless");
+  expect_no_temporary(folder.path());
+}
+
+TEST(OutputSafetyRedirect, BenchJsonLinkRepointedBetweenCasesKeepsTheMeshAndTheLastGoodJson) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), second = copy_of_mesh(folder, "second.h5");
+  const std::string link = folder.file("out.json"), mesh_bytes = bytes_of(mesh);
+  fs::create_symlink("runs.json", link);
+  // The JSON is rewritten after every case: the first case's is in runs.json when the second case starts.
+  const Outcome outcome = run_and_repoint({"bench", "--mesh", mesh + "," + second, "--variant", "reference", "--warmup",
+                                           "0", "--reps", "400", "--json", link},
+                                          link, "m.h5", "[case 2/2]", 1);
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+  const std::string error = last_line(outcome.err);
+  EXPECT_EQ(error.rfind("fluxjac: error: --json ", 0), 0u) << outcome.err;
+  EXPECT_TRUE(contains(error, "now leads to")) << error;
+  EXPECT_TRUE(bytes_of(mesh) == mesh_bytes) << "the input was overwritten";
+  const std::string kept = bytes_of(folder.file("runs.json"));
+  EXPECT_TRUE(contains(kept, "\"runs\"")) << kept;
+  EXPECT_FALSE(contains(kept, "second.h5")) << "the second case's JSON went to the old target";
+  expect_no_temporary(folder.path());
+}
+
+// ---- every output name checked before any work: empty, too long for its temporary; control characters escaped
+
+class EmptyOutputName : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(EmptyOutputName, IsRefusedWithExitThreeBeforeAnyWork) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  std::vector<std::string> args = GetParam();
+  for (std::string& arg : args)
+    if (arg == "MESH") arg = mesh;
+  const std::vector<std::string> before = names_in(folder.path());
+  const Outcome outcome = fluxjac(args);
+  expect_error_line(outcome, 3, {"an empty output name"});
+  EXPECT_EQ(names_in(folder.path()), before) << "something was written";
+  EXPECT_TRUE(outcome.out.empty()) << "work was done:\n" << outcome.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OutputSafety, EmptyOutputName,
+    ::testing::Values(std::vector<std::string>{"run", "--mesh", "MESH", "--reps", "1", "-o", ""},
+                      std::vector<std::string>{"run", "--mesh", "MESH", "--reps", "1", "--json", ""},
+                      std::vector<std::string>{"run", "--mesh", "MESH", "--reps", "1", "--csv", ""},
+                      std::vector<std::string>{"bench", "--mesh", "MESH", "--reps", "1", "--json", ""},
+                      std::vector<std::string>{"bench", "--mesh", "MESH", "--reps", "1", "--csv", ""},
+                      std::vector<std::string>{"mesh", "gen", "--n", "2", "-o", ""},
+                      std::vector<std::string>{"mesh", "dual", "MESH", "-o", ""}),
+    [](const auto& info) {
+      std::string name = info.param[0] == "mesh" ? "mesh_" + info.param[1] : info.param[0];
+      name +=
+          "_" + std::string(info.param[info.param.size() - 2] == "-o" ? "output"
+                                                                      : info.param[info.param.size() - 2].substr(2));
+      return name;
+    });
+
+TEST(OutputSafetyNames, EmptyOutputNameInAConfigFileIsRefused) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder), config = folder.file("run.toml");
+  write_text(config, fmt::format("mesh = \"{}\"\njson = \"\"\nreps = 1\n", mesh));
+  const Outcome outcome = fluxjac({"run", "--config", config});
+  expect_error_line(outcome, 3, {"run.toml:2", "--json", "an empty output name"});
+  EXPECT_EQ(names_in(folder.path()), (std::vector<std::string>{"m.h5", "run.toml"}));
+}
+
+TEST(OutputSafetyNames, NameTooLongForItsTemporaryIsRefusedBeforeAnyWork) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  const std::string name = std::string(251, 'j') + ".h5";  // 254 bytes: fits the folder, its temporary does not
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome outcome = fluxjac({"run", "--mesh", mesh, "--warmup", "0", "--reps", "50", "-o", folder.file(name)});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  expect_error_line(outcome, 3, {"--output", "too long", "254 bytes", "at most 223 bytes"});
+  EXPECT_TRUE(outcome.out.empty()) << "work was done:\n" << outcome.out;
+  EXPECT_LT(seconds, 5.0) << "refused only after the run";
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
+}
+
+TEST(OutputSafetyNames, LinkToANameTooLongForItsTemporaryIsRefusedBeforeAnyWork) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  fs::create_symlink(std::string(240, 'r') + ".csv", folder.path() / "runs.csv");
+  const Outcome outcome = fluxjac({"run", "--mesh", mesh, "--reps", "1", "--csv", folder.file("runs.csv")});
+  expect_error_line(outcome, 3, {"--csv", "runs.csv", "too long", "244 bytes"});
+  EXPECT_TRUE(outcome.out.empty()) << "work was done:\n" << outcome.out;
+}
+
+TEST(OutputSafetyNames, ControlCharactersInANameAreEscapedInTheErrorLine) {
+  const TempDir folder;
+  const std::string hostile = folder.file(
+      "x\n\x1b[2J\r\x7f\xc2\x9b"
+      "31m.h5");  // newline, clear screen, CR, DEL, CSI
+  const Outcome input = fluxjac({"run", "--mesh", hostile});
+  expect_error_line(input, 2, {"x\\n\\e[2J\\r\\x7f\\u009b31m.h5", "file not found"});
+  EXPECT_FALSE(contains(input.err, "\x1b")) << "a raw escape reached the terminal";
+  const Outcome output = fluxjac({"run", "--mesh", copy_of_mesh(folder), "-o", folder.file("no\nsuch\x1b/J.h5")});
+  expect_error_line(output, 3, {"--output", "no\\nsuch\\e/J.h5", "does not exist"});
+  const Outcome option = fluxjac({"run", "--mesh", hostile, "--reps", "x\n\x1b[1m"});
+  expect_error_line(option, 3, {"--reps", "\\e[1m"});
+}
+
+// ---- the rows a rank writes into the shared temporary: errors name the output the user gave -------------------
+
+TEST(OutputSafetyNames, RowWriterErrorsNameTheOutputNotItsTemporary) {
+  const TempDir folder;
+  // The temporary is gone, as it is when another rank's failure made rank 0 remove it.
+  const std::string temporary = folder.file("J.h5.tmp-1-0123456789abcdef");
+  JacobianRows rows;
+  rows.local_ptr = {0};
+  try {
+    write_jacobian_rows(temporary, "J.h5", rows);
+    ADD_FAILURE() << "no Error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("J.h5: ", 0), 0u) << error.what();
+    EXPECT_FALSE(contains(error.what(), ".tmp-")) << error.what();
+  }
 }
 
 }  // namespace

@@ -1,13 +1,18 @@
 #include "bench/mesh_source.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "mesh/mesh_io.hpp"
 #include "util/error.hpp"
+#include "util/hdf5.hpp"
 #include "util/input_path.hpp"
 #include "util/note.hpp"
 #include "version.hpp"
@@ -107,12 +112,44 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
   return source;
 }
 
-void ensure_mesh_file(const MeshSource& source, const Note& note) {
-  if (!source.spec || std::filesystem::exists(source.file)) {
-    if (source.spec) say(note, fmt::format("mesh {}: cached {}", source.name, source.file));
-    return;
+std::string cached_mesh_mismatch(const MeshSource& source) {
+  if (!source.spec) return {};
+  const std::filesystem::file_status status = std::filesystem::symlink_status(source.file);
+  if (std::filesystem::is_symlink(status)) return "is a symbolic link (the cache holds only the files it writes)";
+  if (!std::filesystem::is_regular_file(status)) return "is not a regular file";
+  const std::string expected = box_mesh_generator_record(*source.spec);
+  try {
+    const std::optional<std::string> record = read_box_mesh_generator_record(source.file);
+    if (!record) return fmt::format("records no generator spec (expected '{}')", expected);
+    if (*record != expected) return fmt::format("records '{}', not '{}'", *record, expected);
+    const h5::File file = h5::File::open(source.file);
+    const std::int64_t nodes_per_side = source.spec->n + 1;
+    const std::int64_t expected_nodes = nodes_per_side * nodes_per_side * nodes_per_side;
+    const std::optional<std::int64_t> nodes = h5::read_integer_attribute(file, edge_mesh_paths::kMeshGroup, "n_nodes");
+    if (nodes != expected_nodes)
+      return fmt::format("has {} nodes where the spec gives {}", nodes ? std::to_string(*nodes) : "no count of",
+                         expected_nodes);
+  } catch (const Error& error) {
+    return fmt::format("cannot be read ({})", error.what());
   }
+  return {};
+}
+
+void ensure_mesh_file(const MeshSource& source, const Note& note) {
+  if (!source.spec) return;
   std::error_code error;
+  if (std::filesystem::exists(std::filesystem::symlink_status(source.file, error))) {
+    const std::string mismatch = cached_mesh_mismatch(source);
+    if (mismatch.empty()) {
+      say(note, fmt::format("mesh {}: cached {}", source.name, source.file));
+      return;
+    }
+    // Never used: the entry goes (a link goes, not its target) and the spec's mesh is generated again.
+    say(note, fmt::format("mesh {}: the cached {} {}: generating it again", source.name, source.file, mismatch));
+    if (!std::filesystem::remove(source.file, error) && error)
+      fail(ExitCode::kUsage, "mesh cache: {} {} and cannot be removed: {} (choose another folder with --cache)",
+           source.file, mismatch, error.message());
+  }
   std::filesystem::create_directories(std::filesystem::path(source.file).parent_path(), error);
   if (error)
     fail(ExitCode::kUsage, "mesh cache: cannot create {}: {} (choose another folder with --cache)",

@@ -2,7 +2,7 @@
 //
 // A generator spec is `kind:n:order[:seed]` (e.g. `mixed:100:rcm`, `tet:40:random:7`): the box mesh of
 // `fluxjac mesh gen --kind KIND --n N --order ORDER --seed SEED` (seed 1 when left out). It is written once
-// into the cache folder and read from there by every later run.
+// into the cache folder and read from there by every later run that finds the spec recorded in the file.
 #pragma once
 
 #include <optional>
@@ -36,7 +36,13 @@ BoxMeshSpec parse_mesh_spec(const std::string& text);
 /// (Error(kInvalidInput) otherwise). Nothing is generated yet.
 MeshSource resolve_mesh_source(const std::string& text, const std::string& cache_dir);
 
-/// \brief Generates a spec's mesh into its cache file unless the file is already there; files are left
+/// \brief Why the cache file of a generator spec cannot serve it, empty when it can: the file must be a regular
+/// file (not a link) whose generator record (read_box_mesh_generator_record) is the spec's, with the spec's node
+/// count. Empty for a file source.
+std::string cached_mesh_mismatch(const MeshSource& source);
+
+/// \brief Generates a spec's mesh into its cache file unless a file that serves it (cached_mesh_mismatch) is already
+/// there; one that does not is never used: a note says why, and it is replaced by the spec's mesh. Files are left
 /// alone. The write is atomic, so concurrent sweeps and interrupted runs never leave a partial mesh.
 void ensure_mesh_file(const MeshSource& source, const Note& note);
 

@@ -15,11 +15,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_names.hpp"
 #include "parallel/communicator.hpp"
 #include "parallel/ghost_exchange.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/nearest_name.hpp"
+#include "util/text.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -41,10 +43,11 @@ void exit_during_command() {
 
 int report(const char* message, ExitCode code) {
   const Communicator& world = Communicator::world();
+  const std::string line = printable(message);  // one line, whatever names and values it quotes
   if (world.distributed())
-    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), message);
+    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), line.c_str());
   else
-    std::fprintf(stderr, "fluxjac: error: %s\n", message);
+    std::fprintf(stderr, "fluxjac: error: %s\n", line.c_str());
   return static_cast<int>(code);
 }
 
@@ -266,6 +269,7 @@ int run_cli(int argc, char** argv) {
   add_device_command(app, action);
   add_bench_command(app, action);
   add_compare_command(app, action);
+  refuse_empty_output_names(app);
   // After the subcommands: each copies its parent's footer when it is created, and these examples are the
   // top level's.
   app.footer(
@@ -292,6 +296,7 @@ int run_cli(int argc, char** argv) {
     UsageProblem problem = diagnose(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
     if (problem.message.empty()) problem.message = e.what();
     std::replace(problem.message.begin(), problem.message.end(), '\n', ' ');
+    problem.message = printable(problem.message);
     std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", problem.message.c_str(), problem.command.c_str());
     return static_cast<int>(ExitCode::kUsage);
   }

@@ -14,6 +14,7 @@
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -230,8 +231,9 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
     for (std::size_t i = 0; i < records.size(); ++i)
       if (records[i].status == CaseStatus::kSkipped && plan.cases[i].named) {
         if (speak)
-          fmt::print(stderr, "fluxjac: error: {} could not run: {}\n", case_label(plan, plan.cases[i]),
-                     records[i].reason);
+          fmt::print(
+              stderr, "fluxjac: error: {}\n",
+              printable(fmt::format("{} could not run: {}", case_label(plan, plan.cases[i]), records[i].reason)));
         return static_cast<int>(ExitCode::kUsage);
       }
   }

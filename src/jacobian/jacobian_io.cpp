@@ -199,7 +199,7 @@ void create_jacobian_file(const std::string& file_path, const std::string& displ
 void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows) {
   check_representable(display_name, kAdiag, rows.adiag, "float64");
   check_representable(display_name, kAoff, rows.aoff, "float32");
-  h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite);
+  h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite, display_name);
   const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows);
   h5::write_rows(file, kAdiag, row_ranges, rows.adiag);
   h5::write_rows(file, kRowPtr, row_ranges, rows.block_start);

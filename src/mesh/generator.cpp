@@ -6,14 +6,21 @@
 #include <limits>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "mesh/dual_metrics.hpp"
 #include "mesh/edge_mesh_extras.hpp"
+#include "mesh/mesh_io.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
+#include "util/hdf5.hpp"
 #include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
+
+/// The /mesh attribute that records the spec a generated file was made from.
+constexpr const char* kGeneratorAttribute = "generator";
 
 // ---- counter-based random numbers: the same jitter whatever the thread count --------------------------
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -378,7 +385,22 @@ void write_generated_mesh(const std::string& path, const GeneratedMesh& generate
   extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
   extras.order = to_string(spec.order);
   extras.source = source;
-  write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras);
+  // Not one of the extras, which `mesh partition` carries over to a renumbered mesh: the record stays with the
+  // file the generator wrote.
+  write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras, [&](const h5::File& file) {
+    h5::write_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute, box_mesh_generator_record(spec));
+  });
+}
+
+std::string box_mesh_generator_record(const BoxMeshSpec& spec) {
+  return fmt::format("kind={} n={} order={} seed={} jitter={} generator={}", to_string(spec.kind), spec.n,
+                     to_string(spec.order), spec.seed, spec.jitter, kBoxMeshGeneratorVersion);
+}
+
+std::optional<std::string> read_box_mesh_generator_record(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  if (!h5::exists(file, edge_mesh_paths::kMeshGroup)) return std::nullopt;
+  return h5::read_string_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute);
 }
 
 }  // namespace fluxjac

@@ -93,9 +93,24 @@ FlowState disturbed_freestream_state(const std::vector<double>& coords);
 /// "state", "done".
 GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress = {});
 
-/// \brief Writes a generated mesh atomically with its state, boundary flags, cell counts and ordering (and
-/// `source`, the name it was asked for, when not empty).
+/// \brief Writes a generated mesh atomically with its state, boundary flags, cell counts, ordering and generator
+/// record (and `source`, the name it was asked for, when not empty).
 void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
                           const std::string& source = {});
+
+/// \brief The version of the box-mesh generator in the record of every file it writes: raised whenever
+/// generate_box_mesh makes other arrays for some spec, so that a cached file of an older generator is never taken
+/// for the new one's (the bundled mesh's test, BundledMesh.RegeneratesIdenticallyFromItsDocumentedCommand, fails
+/// on such a change until meshes/box-mixed-6-rcm.h5 is regenerated).
+inline constexpr int kBoxMeshGeneratorVersion = 1;
+
+/// \brief The spec a generated file was made from, as its /mesh attribute `generator` records it
+/// (docs/formats.md, "Edge mesh and state"): "kind=mixed n=6 order=rcm seed=1 jitter=0.2 generator=1". The same
+/// record means the same mesh, bit for bit: generate_box_mesh is deterministic for a spec and a generator version.
+std::string box_mesh_generator_record(const BoxMeshSpec& spec);
+
+/// \brief The generator record of an edge-mesh file, nullopt when it has none (a file that `mesh gen` did not
+/// write, or one written before files carried it); Error(kInvalidInput) when the file cannot be read.
+std::optional<std::string> read_box_mesh_generator_record(const std::string& path);
 
 }  // namespace fluxjac

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #if defined(FLUXJAC_WITH_MPI)
 #include <mpi.h>
@@ -285,7 +286,8 @@ int Communicator::leave(int exit_code, double patience_seconds) const {
 }
 
 void Communicator::abort(const std::string& message, int exit_code) const {
-  std::fprintf(stderr, "fluxjac: error (rank %d of %d, ending every rank): %s\n", rank_, size_, message.c_str());
+  std::fprintf(stderr, "fluxjac: error (rank %d of %d, ending every rank): %s\n", rank_, size_,
+               printable(message).c_str());
   std::fflush(stderr);
   if (handle_ != 0) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);
@@ -334,7 +336,7 @@ void Communicator::exchange(const std::vector<int>&, const std::vector<const dou
                             const std::vector<double*>&, const std::vector<std::size_t>&) const {}
 int Communicator::leave(int exit_code, double) const { return exit_code; }
 void Communicator::abort(const std::string& message, int exit_code) const {
-  std::fprintf(stderr, "fluxjac: error: %s\n", message.c_str());
+  std::fprintf(stderr, "fluxjac: error: %s\n", printable(message).c_str());
   std::exit(exit_code);
 }
 

@@ -126,8 +126,8 @@ std::string unique_suffix() {
 }
 
 /// Flushes a file's data to the disk: a full disk or an I/O error of delayed writes shows here at the latest.
-void flush_to_disk(const std::string& path, const std::string& shown) {
-  const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+void flush_to_disk(int folder, const std::string& name, const std::string& shown) {
+  const int descriptor = ::openat(folder, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (descriptor < 0) fail_write(shown, errno);
   if (::fsync(descriptor) != 0) {
     const int error_number = errno;
@@ -137,32 +137,18 @@ void flush_to_disk(const std::string& path, const std::string& shown) {
   if (::close(descriptor) != 0) fail_write(shown, errno);
 }
 
-/// Makes a rename durable (best effort: not every file system syncs folders).
-void flush_folder(const fs::path& file) {
-  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-  const int descriptor = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (descriptor < 0) return;
-  ::fsync(descriptor);
-  ::close(descriptor);
-}
-
 }  // namespace
 
-AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final_path)) {
-  if (final_path_.empty()) fail(ExitCode::kUsage, "output file name is empty");
-  target_path_ = write_target(final_path_);
-  const fs::path folder = fs::path(target_path_).parent_path();
-  std::error_code error;
-  if (!folder.empty() && !fs::is_directory(folder, error))
-    fail(ExitCode::kUsage, "{}: cannot write: folder {} does not exist", final_path_, folder.string());
-  struct stat status {};
-  if (::stat(final_path_.c_str(), &status) == 0 && !S_ISREG(status.st_mode))
-    fail(ExitCode::kUsage, "{}: cannot write: {}", final_path_,
-         S_ISDIR(status.st_mode) ? "is a directory" : "exists and is not a regular file");
+AtomicOutput::AtomicOutput(std::string final_path)
+    : final_path_(std::move(final_path)), target_(output_target(final_path_)) {
+  target_->confirm();
+  const int folder = target_->folder_descriptor();
   for (int attempt = 0;; ++attempt) {
-    temporary_path_ = target_path_ + ".tmp-" + unique_suffix();
+    temporary_name_ = target_->name() + ".tmp-" + unique_suffix();
+    temporary_path_ = target_->path_in_folder(temporary_name_);
     registry_slot_ = register_temporary(temporary_path_);  // before the file exists: no instant without cover
-    const int descriptor = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int descriptor =
+        ::openat(folder, temporary_name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (descriptor >= 0) {
       ::close(descriptor);
       return;
@@ -170,27 +156,30 @@ AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final
     const int error_number = errno;
     unregister_temporary(std::exchange(registry_slot_, -1));
     if (error_number != EEXIST || attempt == 8)
-      fail(ExitCode::kRuntime, "{}: cannot create the temporary file {}: {}", final_path_, temporary_path_,
-           std::strerror(error_number));
+      fail(ExitCode::kRuntime, "{}: cannot create a temporary file in folder {}: {}", target_->shown(),
+           target_->folder(), std::strerror(error_number));
   }
 }
 
 AtomicOutput::~AtomicOutput() {
-  if (!committed_) ::unlink(temporary_path_.c_str());
+  if (!committed_) ::unlinkat(target_->folder_descriptor(), temporary_name_.c_str(), 0);
   unregister_temporary(registry_slot_);
 }
 
 void AtomicOutput::commit() {
   if (committed_) return;
-  flush_to_disk(temporary_path_, final_path_);
+  const int folder = target_->folder_descriptor();
+  const std::string& shown = target_->shown();
+  flush_to_disk(folder, temporary_name_, shown);
+  target_->confirm();  // the rename below goes where the check said, or nowhere
   struct stat replaced {};
-  if (::stat(target_path_.c_str(), &replaced) == 0 && S_ISREG(replaced.st_mode))
-    ::chmod(temporary_path_.c_str(), replaced.st_mode & 07777);  // the replaced file's permissions carry over
-  if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0)
-    fail(ExitCode::kRuntime, "{}: cannot move the finished file into place: {}", final_path_, std::strerror(errno));
+  if (::fstatat(folder, target_->name().c_str(), &replaced, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(replaced.st_mode))
+    ::fchmodat(folder, temporary_name_.c_str(), replaced.st_mode & 07777, 0);  // the replaced file's permissions
+  if (::renameat(folder, temporary_name_.c_str(), folder, target_->name().c_str()) != 0)
+    fail(ExitCode::kRuntime, "{}: cannot move the finished file into place: {}", shown, std::strerror(errno));
   committed_ = true;
   unregister_temporary(std::exchange(registry_slot_, -1));
-  flush_folder(target_path_);
+  ::fsync(folder);  // makes the rename durable (best effort: not every file system syncs folders)
 }
 
 void write_text_output(const std::string& path, const std::string& text) {

@@ -1,7 +1,10 @@
 // fluxjac — all-or-nothing output files: write to a temporary beside the target, rename on success.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "util/output_paths.hpp"
 
 namespace fluxjac {
 
@@ -9,7 +12,10 @@ namespace fluxjac {
 /// step (rename(2) within one folder); without commit, the destructor removes the temporary, and so does
 /// SIGINT, SIGTERM or SIGHUP while it exists. So no partial or invalid output ever appears under the final
 /// name, and an existing file there survives a failed write. A final path that is a symbolic link is written
-/// through: the link stays and its target is replaced (the temporary lies beside the target).
+/// through: the link stays and its target is replaced (the temporary lies beside the target). The target is the
+/// one check_output_paths resolved for the name (output_target), confirmed when the output starts and again just
+/// before the rename, which goes into the folder held open since the check: a link or folder changed while the
+/// command runs ends it with Error(kRuntime) instead of redirecting the output.
 ///
 ///     AtomicOutput output(path);
 ///     write_everything_to(output.temporary_path());  // may throw
@@ -17,27 +23,29 @@ namespace fluxjac {
 class AtomicOutput {
  public:
   /// \brief Creates an empty "<target>.tmp-<pid>-<random>" (a name no other process, here or on another node
-  /// sharing the folder, will pick); Error(kUsage) when the target folder does not exist or the target exists
-  /// and is not a regular file, Error(kRuntime) when the temporary cannot be created.
+  /// sharing the folder, will pick); Error(kUsage) for a name OutputTarget::resolve refuses, Error(kRuntime) when
+  /// the target changed since its check (OutputTarget::confirm) or the temporary cannot be created.
   explicit AtomicOutput(std::string final_path);
   /// \brief Removes the temporary unless commit() succeeded (never throws).
   ~AtomicOutput();
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
 
-  /// Where to write now.
+  /// Where to write now (an absolute path in the target's folder).
   const std::string& temporary_path() const { return temporary_path_; }
   /// Where the file appears on commit, as the caller named it.
   const std::string& final_path() const { return final_path_; }
   bool committed() const { return committed_; }
 
-  /// \brief Flushes the temporary to the disk (fsync), gives it the mode of the file it replaces, and renames it
-  /// over the target; Error(kRuntime) when any step fails (the temporary is then removed by the destructor).
+  /// \brief Flushes the temporary to the disk (fsync), confirms the target (OutputTarget::confirm), gives the
+  /// temporary the mode of the file it replaces, and renames it over the target; Error(kRuntime) naming the output
+  /// when any step fails (the temporary is then removed by the destructor).
   void commit();
 
  private:
   std::string final_path_;
-  std::string target_path_;
+  std::shared_ptr<const OutputTarget> target_;
+  std::string temporary_name_;  ///< in the target's folder
   std::string temporary_path_;
   int registry_slot_ = -1;
   bool committed_ = false;

@@ -189,20 +189,21 @@ void silence_library_errors() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
-File File::open(const std::string& path, Mode mode) {
+File File::open(const std::string& path, Mode mode, const std::string& display_name) {
   silence_library_errors();
+  const std::string& name = display_name.empty() ? path : display_name;
   const InputPathKind kind = input_path_kind(path);
-  if (kind == InputPathKind::kMissing) fail(ExitCode::kInvalidInput, "{}: file not found", path);
+  if (kind == InputPathKind::kMissing) fail(ExitCode::kInvalidInput, "{}: file not found", name);
   if (kind == InputPathKind::kDirectory)
-    fail(ExitCode::kInvalidInput, "{}: is a directory, expected an HDF5 file", path);
+    fail(ExitCode::kInvalidInput, "{}: is a directory, expected an HDF5 file", name);
   if (!std::ifstream(path, std::ios::binary))
-    fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", path);
-  if (H5Fis_hdf5(path.c_str()) <= 0) fail(ExitCode::kInvalidInput, "{}: not an HDF5 file", path);
+    fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", name);
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail(ExitCode::kInvalidInput, "{}: not an HDF5 file", name);
   const PropertyList access = file_access_properties();
   const hid_t id = H5Fopen(path.c_str(), mode == Mode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR, access.id());
   if (id < 0)
-    fail(ExitCode::kInvalidInput, "{}: HDF5 cannot open the file (damaged, or locked by another program?)", path);
-  return File(id, path);
+    fail(ExitCode::kInvalidInput, "{}: HDF5 cannot open the file (damaged, or locked by another program?)", name);
+  return File(id, name);
 }
 
 File File::create(const std::string& path, const std::string& display_name) {

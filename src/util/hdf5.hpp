@@ -63,8 +63,9 @@ class File {
  public:
   enum class Mode { kReadOnly, kReadWrite };
 
-  /// \brief Opens an existing file; Error(kInvalidInput) when it is missing or not HDF5.
-  static File open(const std::string& path, Mode mode = Mode::kReadOnly);
+  /// \brief Opens an existing file; Error(kInvalidInput) when it is missing or not HDF5. Messages name
+  /// display_name (default: path), e.g. the output a temporary becomes.
+  static File open(const std::string& path, Mode mode = Mode::kReadOnly, const std::string& display_name = {});
   /// \brief Creates (truncates) a file at path; messages name display_name (default: path).
   static File create(const std::string& path, const std::string& display_name = {});
 
