@@ -32,6 +32,7 @@
 #include "test_support.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -740,22 +741,22 @@ TEST(CompareResults, ControlCharactersFromTheFilesAreEscaped) {
   EXPECT_FALSE(contains(refused.output, "\x1b")) << refused.output;
 }
 
-TEST(CompareResults, TerminalTextEscapesWhatATerminalWouldObey) {
-  EXPECT_EQ(terminal_text("mixed:100:rcm"), "mixed:100:rcm");
-  EXPECT_EQ(terminal_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82")
+TEST(CompareResults, PrintableEscapesWhatATerminalWouldObey) {
+  EXPECT_EQ(printable("mixed:100:rcm"), "mixed:100:rcm");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82")
       << "UTF-8 text stays readable";
-  EXPECT_EQ(terminal_text("a\tb\nc\rd\\e"), R"(a\tb\nc\rd\\e)");
-  EXPECT_EQ(terminal_text(std::string("\x1b[31m\x07\x7f", 7) + std::string(1, '\0')), R"(\x1b[31m\x07\x7f\x00)");
-  EXPECT_EQ(terminal_text("\xc2\x9b"
-                          "2J \xc2\x85"),
+  EXPECT_EQ(printable("a\tb\nc\rd\\e"), R"(a\tb\nc\rd\e)");
+  EXPECT_EQ(printable(std::string("\x1b[31m\x07\x7f", 7) + std::string(1, '\0')), R"(\x1b[31m\x07\x7f\x00)");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J \xc2\x85"),
             R"(\u009b2J \u0085)")
       << "C1 controls";
-  EXPECT_EQ(terminal_text("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
-  EXPECT_EQ(terminal_text("\xff\xfe"), R"(\xff\xfe)");
-  EXPECT_EQ(terminal_text("\xe2\x82"), R"(\xe2\x82)") << "a sequence cut short";
-  EXPECT_EQ(terminal_text("\xc0\xaf"), R"(\xc0\xaf)") << "an overlong form";
-  EXPECT_EQ(terminal_text("\xed\xa0\x80"), R"(\xed\xa0\x80)") << "a surrogate";
-  EXPECT_EQ(terminal_text("\xf4\x90\x80\x80"), R"(\xf4\x90\x80\x80)") << "above U+10FFFF";
+  EXPECT_EQ(printable("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
+  EXPECT_EQ(printable("\xff\xfe"), R"(\xff\xfe)");
+  EXPECT_EQ(printable("\xe2\x82"), R"(\xe2\x82)") << "a sequence cut short";
+  EXPECT_EQ(printable("\xc0\xaf"), R"(\xc0\xaf)") << "an overlong form";
+  EXPECT_EQ(printable("\xed\xa0\x80"), R"(\xed\xa0\x80)") << "a surrogate";
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), R"(\xf4\x90\x80\x80)") << "above U+10FFFF";
 }
 
 // ---- the mesh digest: the identity of a mesh in result files ----------------------------------------------

@@ -1015,12 +1015,12 @@ TEST(OutputSafetyNames, ControlCharactersInANameAreEscapedInTheErrorLine) {
       "x\n\x1b[2J\r\x7f\xc2\x9b"
       "31m.h5");  // newline, clear screen, CR, DEL, CSI
   const Outcome input = fluxjac({"run", "--mesh", hostile});
-  expect_error_line(input, 2, {"x\\n\\e[2J\\r\\x7f\\u009b31m.h5", "file not found"});
+  expect_error_line(input, 2, {"x\\n\\x1b[2J\\r\\x7f\\u009b31m.h5", "file not found"});
   EXPECT_FALSE(contains(input.err, "\x1b")) << "a raw escape reached the terminal";
   const Outcome output = fluxjac({"run", "--mesh", copy_of_mesh(folder), "-o", folder.file("no\nsuch\x1b/J.h5")});
-  expect_error_line(output, 3, {"--output", "no\\nsuch\\e/J.h5", "does not exist"});
+  expect_error_line(output, 3, {"--output", "no\\nsuch\\x1b/J.h5", "does not exist"});
   const Outcome option = fluxjac({"run", "--mesh", hostile, "--reps", "x\n\x1b[1m"});
-  expect_error_line(option, 3, {"--reps", "\\e[1m"});
+  expect_error_line(option, 3, {"--reps", "\\x1b[1m"});
 }
 
 // ---- the rows a rank writes into the shared temporary: errors name the output the user gave -------------------

@@ -11,7 +11,7 @@ namespace fluxjac {
 namespace {
 
 TEST(Printable, EscapesEveryControlCharacterAndKeepsTheRest) {
-  EXPECT_EQ(printable("a\nb\rc\td\x1b[31me"), "a\\nb\\rc\\td\\e[31me");
+  EXPECT_EQ(printable("a\nb\rc\td\x1b[31me"), "a\\nb\\rc\\td\\x1b[31me");
   EXPECT_EQ(printable(std::string("nul\0bel\a del\x7f", 13)), "nul\\x00bel\\x07 del\\x7f");
   EXPECT_EQ(printable("csi\xc2\x9b"
                       "2J and nel\xc2\x85"),
@@ -20,6 +20,8 @@ TEST(Printable, EscapesEveryControlCharacterAndKeepsTheRest) {
   EXPECT_EQ(printable("ends in a lone \xc2"), "ends in a lone \\xc2");  // not UTF-8: escaped
   EXPECT_EQ(printable("latin-1 caf\xe9 and \x9b"), "latin-1 caf\\xe9 and \\x9b");
   EXPECT_EQ(printable(""), "");
+  const std::string hostile = "x\n\x1b[2J\xc2\x9b\xff";
+  EXPECT_EQ(printable(printable(hostile)), printable(hostile)) << "escaping twice changes nothing";
 }
 
 TEST(Printable, EveryPairOfBytesIsOneWholeCharacterOrComesOutAsPrintableAscii) {

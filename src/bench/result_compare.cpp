@@ -16,6 +16,7 @@
 
 #include "bench/run_record.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -23,12 +24,6 @@ namespace {
 // Reading uses nlohmann::json (members in a std::map), not ordered_json, whose linear member lookup makes
 // parsing an object of n keys take n^2 steps.
 using nlohmann::json;
-
-/// Text from a file as ASCII with JSON escapes, so that an error line stays one line of plain text.
-std::string printable(const std::string& text) {
-  const std::string quoted = json(text).dump(-1, ' ', true, json::error_handler_t::replace);
-  return quoted.substr(1, quoted.size() - 2);
-}
 
 /// The file at `path`; errors name it as `shown` (the path with its control characters escaped).
 std::string read_whole_file(const std::string& path, const std::string& shown) {
@@ -394,7 +389,7 @@ void refuse_repeated_cases(const std::vector<ResultRun>& runs, const std::string
     const auto first = std::find_if(earlier.begin(), earlier.end(),
                                     [&](std::size_t i) { return same_mesh(runs[i].mesh, runs[j].mesh); });
     if (first != earlier.end())
-      repeats.push_back(fmt::format("runs[{}] and runs[{}] ({})", *first, j, terminal_text(runs[j].key())));
+      repeats.push_back(fmt::format("runs[{}] and runs[{}] ({})", *first, j, printable(runs[j].key())));
     earlier.push_back(j);
   }
   if (repeats.empty()) return;
@@ -452,7 +447,7 @@ std::string ResultRun::key() const {
 }
 
 ResultFile read_result_file(const std::string& path) {
-  const std::string shown = terminal_text(path);
+  const std::string shown = printable(path);
   const json root = parse_document(read_whole_file(path, shown), shown);
   if (!root.is_object())
     fail(ExitCode::kInvalidInput, "{}: not a fluxjac result file (the top level is {}, not an object)", shown,
@@ -571,16 +566,16 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
 std::string format_comparison(const ResultFile& base, const ResultFile& candidate, const ComparisonReport& report,
                               const CompareOptions& options, bool changes_only) {
   const auto origin = [](const ResultFile& file) {
-    return terminal_text(file.path) + " — " + terminal_text(file.device) +
-           (file.build.empty() ? "" : ", " + terminal_text(file.build));
+    return printable(file.path) + " — " + printable(file.device) +
+           (file.build.empty() ? "" : ", " + printable(file.build));
   };
   std::string out = fmt::format("base: {}\nnew:  {}\n", origin(base), origin(candidate));
-  for (const std::string& warning : report.warnings) out += "warning: " + terminal_text(warning) + "\n";
-  for (const std::string& note : report.notes) out += "note: " + terminal_text(note) + "\n";
+  for (const std::string& warning : report.warnings) out += "warning: " + printable(warning) + "\n";
+  for (const std::string& note : report.notes) out += "note: " + printable(note) + "\n";
   std::vector<std::string> keys;
   std::size_t width = 4;
   for (const CaseChange& c : report.cases) {
-    keys.push_back(terminal_text(c.key));
+    keys.push_back(printable(c.key));
     width = std::max(width, keys.back().size());
   }
   out += fmt::format("\n{:<{}} {:>11} {:>11} {:>8}  {}\n", "case", width, "base ms", "new ms", "change", "verdict");
@@ -593,71 +588,13 @@ std::string format_comparison(const ResultFile& base, const ResultFile& candidat
     const std::string change =
         c.base_ms && c.new_ms && *c.base_ms > 0 ? fmt::format("{:+.1f}%", 100.0 * (*c.new_ms / *c.base_ms - 1.0)) : "-";
     out += fmt::format("{:<{}} {:>11} {:>11} {:>8}  {}{}\n", keys[k], width, ms(c.base_ms), ms(c.new_ms), change,
-                       to_string(c.change), c.detail.empty() ? "" : " (" + terminal_text(c.detail) + ")");
+                       to_string(c.change), c.detail.empty() ? "" : " (" + printable(c.detail) + ")");
   }
   std::string summary;
   for (const auto& [change, n] : counts)
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, to_string(change));
   out += fmt::format("\n{} cases ({}); time tolerance {:.0f}%: {} regression{}\n", report.cases.size(), summary,
                      100.0 * options.time_tolerance, report.regressions, report.regressions == 1 ? "" : "s");
-  return out;
-}
-
-std::string terminal_text(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const auto continuation = [&](std::size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = byte(i);
-    if (c < 0x80) {
-      switch (c) {
-        case '\n':
-          out += "\\n";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        default:
-          out += c < 0x20 || c == 0x7F ? fmt::format("\\x{:02x}", c) : std::string(1, static_cast<char>(c));
-      }
-      ++i;
-      continue;
-    }
-    // A well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      if (c == 0xE0) low = 0xA0;
-      if (c == 0xED) high = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      if (c == 0xF0) low = 0x90;
-      if (c == 0xF4) high = 0x8F;
-    }
-    bool valid = length > 0 && i + 1 < text.size() && byte(i + 1) >= low && byte(i + 1) <= high;
-    for (std::size_t k = 2; valid && k < length; ++k) valid = continuation(i + k);
-    if (!valid) {
-      out += fmt::format("\\x{:02x}", c);
-      ++i;
-      continue;
-    }
-    if (c == 0xC2 && byte(i + 1) <= 0x9F) {
-      out += fmt::format("\\u{:04x}", byte(i + 1));  // a C1 control character, such as U+009B (CSI)
-    } else {
-      out.append(text, i, length);
-    }
-    i += length;
-  }
   return out;
 }
 

@@ -106,12 +106,8 @@ struct ComparisonReport {
 ComparisonReport compare_results(const ResultFile& base, const ResultFile& candidate, const CompareOptions& options);
 
 /// \brief Table of the cases (all, or only those that changed) and a summary line. Text from the files is shown
-/// with its control characters escaped (terminal_text).
+/// with its control characters escaped (printable, util/text.hpp).
 std::string format_comparison(const ResultFile& base, const ResultFile& candidate, const ComparisonReport& report,
                               const CompareOptions& options, bool changes_only);
-
-/// \brief Text as one line that a terminal shows as written: control characters (C0, DEL, C1), backslashes and
-/// bytes that are not UTF-8 become escapes (\n, \t, \r, \\, \xHH, \u009b); other UTF-8 stays as it is.
-std::string terminal_text(const std::string& text);
 
 }  // namespace fluxjac

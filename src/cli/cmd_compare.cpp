@@ -7,6 +7,7 @@
 #include "bench/result_compare.hpp"
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -27,7 +28,7 @@ int compare(const CompareCommandOptions& options) {
   fmt::print("{}", format_comparison(base, candidate, report, options.compare, options.changes_only));
   if (report.regressions > 0) {
     fmt::print(stderr, "fluxjac: {} regression{} against {}\n", report.regressions, report.regressions == 1 ? "" : "s",
-               terminal_text(options.base));
+               printable(options.base));
     return static_cast<int>(ExitCode::kValidationFailed);
   }
   return 0;

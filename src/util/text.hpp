@@ -20,47 +20,73 @@ inline std::vector<std::string> split_list(const std::string& text, char separat
   return items;
 }
 
-/// \brief text with its control characters escaped: \n, \r, \t and \e by name, the other C0 controls, DEL and bytes
-/// that are not UTF-8 as \xHH, the C1 controls (U+0080 to U+009F) as \u0080 to \u009f; every other character as it
-/// is. A file name or value quoted in an error line then can neither split the line nor send the terminal an escape
-/// sequence.
-inline std::string printable(const std::string& text) {
-  std::string shown;
-  shown.reserve(text.size());
+namespace detail {
+/// One escape of printable(): `format` applied to a byte value.
+inline std::string hex_escape(const char* format, unsigned value) {
   char escape[8] = {};
+  std::snprintf(escape, sizeof escape, format, value);
+  return escape;
+}
+}  // namespace detail
+
+/// \brief Text as one line that a terminal shows as written: control characters (C0, DEL, C1) and bytes that are not
+/// well-formed UTF-8 become escapes (\n, \t, \r, \xHH, \u009b); other UTF-8 stays as it is. The escapes are printable
+/// ASCII, so escaping twice changes nothing: a message may quote text that was already escaped. Every
+/// `fluxjac: error:` line and everything `fluxjac compare` prints from a file pass through it, so a file name or value
+/// they quote can neither split the line nor send the terminal an escape sequence.
+inline std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](std::size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
   for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte == '\n' || byte == '\r' || byte == '\t' || byte == 0x1b) {
-      shown += byte == '\n' ? "\\n" : byte == '\r' ? "\\r" : byte == '\t' ? "\\t" : "\\e";
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        default:
+          out += c < 0x20 || c == 0x7F ? detail::hex_escape("\\x%02x", c) : std::string(1, static_cast<char>(c));
+      }
       ++i;
       continue;
     }
-    if (byte >= 0x20 && byte < 0x7f) {
-      shown += static_cast<char>(byte);
+    // A well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    }
+    bool valid = length > 0 && i + 1 < text.size() && byte(i + 1) >= low && byte(i + 1) <= high;
+    for (std::size_t k = 2; valid && k < length; ++k) valid = continuation(i + k);
+    if (!valid) {
+      out += detail::hex_escape("\\x%02x", c);
       ++i;
       continue;
     }
-    // A UTF-8 sequence: a lead byte C2..F4 and its 1 to 3 continuation bytes 80..BF.
-    const std::size_t length = byte >= 0xc2 && byte <= 0xdf   ? 2
-                               : byte >= 0xe0 && byte <= 0xef ? 3
-                               : byte >= 0xf0 && byte <= 0xf4 ? 4
-                                                              : 0;
-    bool whole = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; whole && k < length; ++k) whole = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    if (whole && byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
-      shown += escape;
-      i += 2;
-    } else if (whole) {
-      shown.append(text, i, length);
-      i += length;
+    if (c == 0xC2 && byte(i + 1) <= 0x9F) {
+      out += detail::hex_escape("\\u%04x", byte(i + 1));  // a C1 control character, such as U+009B (CSI)
     } else {
-      std::snprintf(escape, sizeof escape, "\\x%02x", byte);
-      shown += escape;
-      ++i;
+      out.append(text, i, length);
     }
+    i += length;
   }
-  return shown;
+  return out;
 }
 
 }  // namespace fluxjac
