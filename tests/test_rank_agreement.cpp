@@ -63,6 +63,15 @@ TEST(RankAgreement, RanksWithTheSameValueAreGroupedAndManyValuesCounted) {
   EXPECT_NE(message.find("rank 3 has 3, and 3 other values"), std::string::npos) << message;
 }
 
+TEST(RankAgreement, LongValuesAreCutInTheMiddleOfTheMessage) {
+  const std::string head(150, 'a'), tail(150, 'b');
+  const std::string message = disagreement({reps(head + tail), reps("3")}, 0)->what();
+  EXPECT_NE(message.find(fmt::format("rank 0 has {}...{} (300 characters), rank 1 has 3", std::string(100, 'a'),
+                                     std::string(40, 'b'))),
+            std::string::npos)
+      << message;
+}
+
 TEST(RankAgreement, AFileThatDiffersIsInvalidInputSeenByTheRanks) {
   const auto file = [](const std::string& size) {
     return intent_of({{"the command", "fluxjac run"},
@@ -141,8 +150,16 @@ TEST(RankAgreement, ValuesAreShownUnambiguouslyAndWithoutControlCharacters) {
   EXPECT_EQ(shown_value(" lead"), "\" lead\"");
   EXPECT_EQ(shown_value("say \"hi\""), "\"say \\\"hi\\\"\"");
   EXPECT_EQ(shown_value("a\nb\x1b[2J"), "\"a\\x0ab\\x1b[2J\"");
+  // UTF-8 stays as it is; bytes of no valid sequence, overlong forms and C1 controls are escaped.
+  EXPECT_EQ(shown_value("maillage-\xc3\xa9t\xc3\xa9.h5"), "maillage-\xc3\xa9t\xc3\xa9.h5");
+  EXPECT_EQ(shown_value("m\xff.h5"), "\"m\\xff.h5\"");
+  EXPECT_EQ(shown_value("\xc0\xaf"), "\"\\xc0\\xaf\"");
+  EXPECT_EQ(shown_value("a\xc2\x9b"
+                        "2J"),
+            "\"a\\xc2\\x9b2J\"");
+  EXPECT_EQ(shown_value("\xe2\x82"), "\"\\xe2\\x82\"");
   // Distinct values stay distinct once shown.
-  const std::vector<std::string> values{"a", "\"a\"", "a,b", "\"a,b\"", "a\\x0a", "a\n", ""};
+  const std::vector<std::string> values{"a", "\"a\"", "a,b", "\"a,b\"", "a\\x0a", "a\n", "", "a\xff", "a\\xff"};
   for (std::size_t i = 0; i < values.size(); ++i)
     for (std::size_t j = i + 1; j < values.size(); ++j)
       EXPECT_NE(shown_value(values[i]), shown_value(values[j])) << i << " " << j;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -50,6 +51,27 @@ class Fields {
   std::size_t at_ = 0;
 };
 
+/// The length of the printable character that starts at `at`: 1 for printable ASCII, 2 to 4 for a valid UTF-8
+/// sequence of a character that is not a control character (C1 controls, U+0080 to U+009F, included); 0 for a
+/// byte that must be escaped (a control character, DEL, a byte of no valid sequence).
+std::size_t utf8_sequence_length(const std::string& text, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };
+  const unsigned char first = byte(0);
+  if (first < 0x80) return first >= 0x20 && first != 0x7f ? 1 : 0;
+  const std::size_t length = first >= 0xc2 && first <= 0xdf   ? 2
+                             : first >= 0xe0 && first <= 0xef ? 3
+                             : first >= 0xf0 && first <= 0xf4 ? 4
+                                                              : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((byte(k) & 0xc0) != 0x80) return 0;
+  std::uint32_t code = first & (0xff >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k) code = code << 6 | (byte(k) & 0x3f);
+  const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < least[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;  // overlong, surrogate
+  return code >= 0x80 && code <= 0x9f ? 0 : length;
+}
+
 // ---- messages ----------------------------------------------------------------------------------------------------
 
 /// "rank 3", "ranks 0, 2", "ranks 0-5, 7".
@@ -65,6 +87,17 @@ std::string rank_list(const std::vector<int>& ranks) {
     k = last + 1;
   }
   return text;
+}
+
+/// A long value cut in the middle for a message ("abc...xyz (3000 characters)"), never inside a UTF-8 sequence.
+std::string abbreviated(const std::string& value) {
+  constexpr std::size_t kLongest = 160, kHead = 100, kTail = 40;
+  if (value.size() <= kLongest) return value;
+  const auto continuation = [&](std::size_t at) { return (static_cast<unsigned char>(value[at]) & 0xc0) == 0x80; };
+  std::size_t head = kHead, tail = value.size() - kTail;
+  while (head > 0 && continuation(head)) --head;
+  while (tail < value.size() && continuation(tail)) ++tail;
+  return fmt::format("{}...{} ({} characters)", value.substr(0, head), value.substr(tail), value.size());
 }
 
 /// The item at position index of a rank's list, shown as what stands there when its subject differs from subject.
@@ -93,11 +126,11 @@ Error describe_difference(const std::vector<RankIntent>& intents, std::size_t in
     }
   }
   const bool file = named->code == ExitCode::kInvalidInput;
-  std::string message = fmt::format("ranks disagree on {}: ", named->subject);
+  std::string message = fmt::format("ranks disagree on {}: ", abbreviated(named->subject));
   for (std::size_t g = 0; g < std::min(groups.size(), kMostValuesShown); ++g) {
     const auto& [value, ranks] = groups[g];
     const char* verb = file ? (ranks.size() == 1 ? "sees" : "see") : (ranks.size() == 1 ? "has" : "have");
-    message += fmt::format("{}{} {} {}", g > 0 ? ", " : "", rank_list(ranks), verb, value);
+    message += fmt::format("{}{} {} {}", g > 0 ? ", " : "", rank_list(ranks), verb, abbreviated(value));
   }
   if (groups.size() > kMostValuesShown)
     message += fmt::format(", and {} other values", groups.size() - kMostValuesShown);
@@ -109,25 +142,28 @@ Error describe_difference(const std::vector<RankIntent>& intents, std::size_t in
 }  // namespace
 
 std::string shown_value(const std::string& value) {
-  const bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ' &&
-                     std::none_of(value.begin(), value.end(), [](char c) {
-                       const auto byte = static_cast<unsigned char>(c);
-                       return byte < 0x20 || byte == 0x7f || c == ',' || c == '"' || c == '\\';
-                     });
-  if (plain) return value;
-  std::string shown = "\"";
-  for (const char c : value) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      shown += '\\';
-      shown += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      shown += fmt::format("\\x{:02x}", byte);
-    } else {
-      shown += c;
+  // Each piece of the value: a printable character or a valid UTF-8 sequence of one (kept), or a byte to escape.
+  std::string shown;
+  bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ';
+  for (std::size_t at = 0; at < value.size();) {
+    const auto byte = static_cast<unsigned char>(value[at]);
+    if (value[at] == '"' || value[at] == '\\' || value[at] == ',') {
+      if (value[at] != ',') shown += '\\';
+      shown += value[at++];
+      plain = false;
+      continue;
     }
+    const std::size_t length = utf8_sequence_length(value, at);
+    if (length == 0) {
+      shown += fmt::format("\\x{:02x}", byte);
+      ++at;
+      plain = false;
+      continue;
+    }
+    shown.append(value, at, length);
+    at += length;
   }
-  return shown + "\"";
+  return plain ? value : "\"" + shown + "\"";
 }
 
 std::string encode_intent(const RankIntent& intent) {

@@ -34,8 +34,9 @@ struct RankIntent {
 };
 
 /// \brief value as a message shows it, unambiguously: as it is, or in double quotes with \", \\ and \xNN escapes
-/// when it is empty, has a comma, a quote, a backslash, a control character or spaces at either end. Two values
-/// differ exactly when their shown forms do, and a control character never reaches the terminal raw.
+/// when it is empty, has a comma, a quote, a backslash, a control character (C1 included), a byte of no valid UTF-8
+/// sequence or spaces at either end. Two values differ exactly when their shown forms do, and a control character
+/// never reaches the terminal raw.
 std::string shown_value(const std::string& value);
 
 /// \brief The bytes of an intent, and back (Error(kRuntime) on bytes that are not an encoded intent).
