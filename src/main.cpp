@@ -1,16 +1,21 @@
 // fluxjac — GPU Jacobian assembly of the 3D Roe flux with forward-mode AD variants.
+#include <csignal>
 #include <cstdlib>
 
 #include "cli/cli.hpp"
 #include "parallel/communicator.hpp"
 
 int main(int argc, char** argv) {
-  // Under mpirun every rank runs the same command on its part of the mesh; without MPI, one process runs it
-  // (docs/design.md, "Many GPUs").
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk, on every rank:
+  // also on those that write into a file another rank created, which hold no temporary of their own.
+  struct sigaction file_size {};
+  if (::sigaction(SIGXFSZ, nullptr, &file_size) == 0 && file_size.sa_handler == SIG_DFL) std::signal(SIGXFSZ, SIG_IGN);
+  // Under mpirun every rank runs the same command on its part of the mesh (docs/design.md, "Many GPUs"); without MPI,
+  // one.
   const fluxjac::MpiSession mpi(argc, argv);
   const int exit_code = fluxjac::run_cli(argc, argv);
-  // How long a rank that is done waits for the others before it ends the job (docs/design.md, "Many GPUs");
-  // tests shorten it.
+  // How long a rank that is done waits for the others before it ends the job (docs/design.md, "Many GPUs",
+  // "Errors"); tests shorten it.
   const char* patience = std::getenv("FLUXJAC_EXIT_PATIENCE_SECONDS");
   return fluxjac::Communicator::world().leave(exit_code, patience ? std::atof(patience) : 60.0);
 }

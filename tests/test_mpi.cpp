@@ -3,11 +3,15 @@
 // the same Jacobian file as one process, bit for bit, whether the mesh is partitioned on the fly by METIS or read by
 // slices from a partitioned file; meshes with disconnected pieces and with more ranks than parts can usefully hold; a
 // stored reference read by rows; bench records with the parallel figures; bad input refused on every rank with
-// nothing written. Every such test skips with a message in a build without MPI. One process is the one-rank case of
-// the same layout (RankLayout::whole_mesh): tested in process, in every build, against the whole-matrix functions.
+// nothing written; ranks started with different commands or files (two-program jobs, `mpirun A : B`) refused before
+// any work, and a failure on one rank (a report it cannot write, a file-size limit) ending the job at once. Every such
+// test skips with a message in a build without MPI. One process is the one-rank case of the same layout
+// (RankLayout::whole_mesh): tested in process, in every build, against the whole-matrix functions.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -435,20 +439,213 @@ TEST(MpiBadInput, AnOutputOverAnInputIsRefusedOnEveryRankAndTheInputKept) {
   EXPECT_NO_THROW(read_edge_mesh(path));
 }
 
-TEST(MpiBadInput, AnErrorOnlyOneRankSeesEndsTheJobInsteadOfHangingIt) {
+// ---- ranks agree before they work; a failure on one rank ends the job at once ------------------------------------
+
+/// One rank of a two-program job: its fluxjac arguments, and optionally a working directory and shell commands run
+/// before it (e.g. a ulimit of that rank alone).
+struct RankProgram {
+  RankProgram(std::string args_, std::string directory_ = {}, std::string setup_ = {})
+      : args(std::move(args_)), directory(std::move(directory_)), setup(std::move(setup_)) {}
+  std::string args;
+  std::string directory;
+  std::string setup;
+};
+
+/// What a job of several programs gave, and how long it took.
+struct JobResult {
+  CommandResult result;
+  double seconds = 0;
+};
+
+/// Runs `mpirun -np 1 A : -np 1 B ...` (MPMD), one rank per program, with the exit patience left at its default
+/// (60 s): a rank left waiting shows as a job that takes that long.
+JobResult run_programs(const std::vector<RankProgram>& programs) {
+  const std::string executable = std::string("'") + FLUXJAC_EXECUTABLE + "'";
+  std::string command =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+      "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '" +
+      test::mpiexec_path() + "'";
+  for (std::size_t k = 0; k < programs.size(); ++k) {
+    const RankProgram& program = programs[k];
+    command += (k == 0 ? " -np 1" : " : -np 1");
+    if (!program.directory.empty()) command += " --wdir '" + program.directory + "'";
+    command += program.setup.empty()
+                   ? " " + executable + " " + program.args
+                   : " bash -c \"" + program.setup + "; exec " + executable + " " + program.args + "\"";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  JobResult job;
+  job.result = test::run_command(command);
+  job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return job;
+}
+
+/// A refused job: the exit code, one `fluxjac: error` line per rank with the fragment, well within the exit
+/// patience, and no file written in dir.
+void expect_refused(const JobResult& job, int exit_code, const std::string& fragment, const TempDir& dir,
+                    std::size_t ranks = 2) {
+  const CommandResult& result = job.result;
+  EXPECT_EQ(result.exit_code, exit_code) << result.output;
+  EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), ranks) << result.output;
+  EXPECT_EQ(count_lines(result.output, fragment), ranks) << "every rank names it: " << result.output;
+  EXPECT_LT(job.seconds, 30.0) << "the job ended only after " << job.seconds << " s: " << result.output;
+  for (const std::string name : {"J.h5", "r.json", "r.csv"})
+    EXPECT_FALSE(std::filesystem::exists(dir.file(name))) << name << " written: " << result.output;
+}
+
+std::size_t files_in(const TempDir& dir) {
+  const std::filesystem::directory_iterator entries(dir.path());
+  return static_cast<std::size_t>(std::distance(begin(entries), end(entries)));
+}
+
+TEST(MpiAgreement, DifferentRepsOrWarmupAreRefusedOnEveryRankBeforeAnyWork) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm"), output = dir.file("J.h5");
+  const JobResult reps = run_programs({{fmt::format("run --mesh '{}' --reps 5 -q -o '{}'", path, output)},
+                                       {fmt::format("run --mesh '{}' --reps 3 -q -o '{}'", path, output)}});
+  expect_refused(reps, 3, "ranks disagree on --reps: rank 0 has 5, rank 1 has 3", dir);
+  const JobResult warmup =
+      run_programs({{fmt::format("run --mesh '{}' --warmup 0 -q", path)}, {fmt::format("run --mesh '{}' -q", path)}});
+  expect_refused(warmup, 3, "ranks disagree on --warmup: rank 0 has 0, rank 1 has 2", dir);
+  // An option only one rank refuses (--reps 0) is a disagreement too, found before either rank reads the mesh.
+  const JobResult invalid =
+      run_programs({{fmt::format("run --mesh '{}' -q", path)}, {fmt::format("run --mesh '{}' --reps 0 -q", path)}});
+  expect_refused(invalid, 3, "rank 1 has 0", dir);
+  EXPECT_EQ(invalid.result.output.find("read "), std::string::npos) << invalid.result.output;
+}
+
+TEST(MpiAgreement, RunOnOneRankAndBenchOnTheOtherIsRefused) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
   const std::string path = write_generated(dir, "tet", 2, "rcm");
-  // Two programs in one job (MPMD): rank 1 refuses its options alone while rank 0 goes on to read the mesh with it.
-  const std::string executable = std::string("'") + FLUXJAC_EXECUTABLE + "'";
-  const CommandResult result = test::run_command(fmt::format(
-      "FLUXJAC_EXIT_PATIENCE_SECONDS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '{}' -np 1 {} "
-      "run --mesh '{}' --threads 1 -q : -np 1 {} run --mesh '{}' --reps 0 -q",
-      test::mpiexec_path(), executable, path, executable, path));
-  EXPECT_EQ(result.exit_code, 3) << result.output;
-  EXPECT_NE(result.output.find("--reps 0"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("did not finish within 2 s"), std::string::npos) << result.output;
+  const JobResult job = run_programs({{fmt::format("run --mesh '{}' -q", path)},
+                                      {fmt::format("bench --mesh '{}' --json '{}'", path, dir.file("r.json"))}});
+  expect_refused(job, 3, "ranks disagree on the command: rank 0 has fluxjac run, rank 1 has fluxjac bench", dir);
+}
+
+TEST(MpiAgreement, OutputOrNoValidateOnOneRankOnlyIsRefused) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm");
+  const JobResult output = run_programs(
+      {{fmt::format("run --mesh '{}' -q -o '{}'", path, dir.file("J.h5"))}, {fmt::format("run --mesh '{}' -q", path)}});
+  expect_refused(output, 3, "ranks disagree on --output:", dir);
+  EXPECT_NE(output.result.output.find("rank 1 has not given"), std::string::npos) << output.result.output;
+  const JobResult validation = run_programs(
+      {{fmt::format("run --mesh '{}' -q", path)}, {fmt::format("run --mesh '{}' -q --no-validate", path)}});
+  expect_refused(validation, 3, "ranks disagree on --validate/--no-validate", dir);
+  // The JSON and CSV reports, which only rank 0 writes, and an option of the second rank alone.
+  const JobResult json = run_programs({{fmt::format("bench --mesh '{}' --json '{}'", path, dir.file("r.json"))},
+                                       {fmt::format("bench --mesh '{}' --csv '{}'", path, dir.file("r.csv"))}});
+  expect_refused(json, 3, "ranks disagree on --csv", dir);
+}
+
+TEST(MpiAgreement, DifferentMeshOrStateFilesAreRefusedAndNoMixedJacobianIsWritten) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  // The same mesh with another state, as its own file and as a --state file.
+  const GeneratedMesh generated = test::generate_mesh("tet", 3, "rcm");
+  FlowState other = generated.state;
+  for (double& q : other.Q) q *= 1.01;
+  const std::string mesh = dir.file("m.h5"), other_mesh = dir.file("m-other-state.h5"), state = dir.file("s.h5");
+  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  write_edge_mesh(other_mesh, generated.mesh, &other);
+  write_flow_state(state, other);
+  const std::string output = dir.file("J.h5");
+  const JobResult meshes = run_programs({{fmt::format("run --mesh '{}' -q -o '{}'", mesh, output)},
+                                         {fmt::format("run --mesh '{}' -q -o '{}'", other_mesh, output)}});
+  expect_refused(meshes, 3, "ranks disagree on --mesh", dir);
+  const JobResult states =
+      run_programs({{fmt::format("run --mesh '{}' -q -o '{}'", mesh, output)},
+                    {fmt::format("run --mesh '{}' --state '{}' -q -o '{}'", mesh, state, output)}});
+  expect_refused(states, 3, "ranks disagree on --state", dir);
+}
+
+TEST(MpiAgreement, TheSameNameInOtherFoldersIsAnotherFile) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  // Each rank in its own working directory, each with its m.h5 of the same mesh but another state.
+  const GeneratedMesh generated = test::generate_mesh("tet", 2, "rcm");
+  FlowState other = generated.state;
+  for (double& q : other.Q) q *= 1.01;
+  std::filesystem::create_directories(dir.path() / "a");
+  std::filesystem::create_directories(dir.path() / "b");
+  write_edge_mesh(dir.file("a/m.h5"), generated.mesh, &generated.state);
+  write_edge_mesh(dir.file("b/m.h5"), generated.mesh, &other);
+  const JobResult job = run_programs({{"run --mesh m.h5 -q", dir.file("a")}, {"run --mesh m.h5 -q", dir.file("b")}});
+  expect_refused(job, 2, "ranks disagree on the file of --mesh m.h5: rank 0 sees ", dir);
+  // The same names, relative to other folders, for the output: the ranks would write different files.
+  const std::string mesh = dir.file("a/m.h5");
+  const JobResult output = run_programs({{fmt::format("run --mesh '{}' -q -o J.h5", mesh), dir.file("a")},
+                                         {fmt::format("run --mesh '{}' -q -o J.h5", mesh), dir.file("b")}});
+  expect_refused(output, 3, "ranks disagree on where --output J.h5 is written", dir);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a/J.h5")) || std::filesystem::exists(dir.file("b/J.h5")));
+}
+
+TEST(MpiAgreement, FilesPartitionedForDifferentCountsAreRefusedWithoutACrash) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm");
+  std::filesystem::create_directories(dir.path() / "a");
+  std::filesystem::create_directories(dir.path() / "b");
+  for (const auto& [parts, file] : {std::pair{2, dir.file("p2.h5")}, std::pair{3, dir.file("p3.h5")},
+                                    std::pair{2, dir.file("a/p.h5")}, std::pair{3, dir.file("b/p.h5")}})
+    ASSERT_EQ(run_fluxjac(fmt::format("mesh partition '{}' --parts {} -o '{}'", path, parts, file)).exit_code, 0);
+  const std::string output = dir.file("J.h5");
+  const JobResult named = run_programs({{fmt::format("run --mesh '{}' -q -o '{}'", dir.file("p2.h5"), output)},
+                                        {fmt::format("run --mesh '{}' -q -o '{}'", dir.file("p3.h5"), output)}});
+  expect_refused(named, 3, "ranks disagree on --mesh", dir);
+  EXPECT_EQ(named.result.output.find("Segmentation"), std::string::npos) << named.result.output;
+  const JobResult same_name = run_programs({{fmt::format("run --mesh p.h5 -q -o '{}'", output), dir.file("a")},
+                                            {fmt::format("run --mesh p.h5 -q -o '{}'", output), dir.file("b")}});
+  expect_refused(same_name, 2, "ranks disagree on the file of --mesh p.h5", dir);
+}
+
+TEST(MpiAgreement, AParseErrorOrHelpOnOneRankIsRefusedOnBoth) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm");
+  const JobResult typo =
+      run_programs({{fmt::format("run --mesh '{}' -q", path)}, {fmt::format("run --mesh '{}' -q --rep 3", path)}});
+  expect_refused(typo, 3, "--rep", dir);
+  EXPECT_EQ(count_lines(typo.result.output, "(on rank 1)"), 1u) << typo.result.output;
+  const JobResult help =
+      run_programs({{fmt::format("run --mesh '{}' --help", path)}, {fmt::format("run --mesh '{}' -q", path)}});
+  expect_refused(help, 3, "rank 0 has fluxjac run --help, rank 1 has fluxjac run", dir);
+  EXPECT_EQ(help.result.output.find("Options:"), std::string::npos) << "no help printed: " << help.result.output;
+}
+
+TEST(MpiFailure, AReportOneRankCannotWriteEndsTheJobAtOnce) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string first = write_generated(dir, "tet", 2, "rcm"), second = write_generated(dir, "prism", 2, "rcm");
+  // Rank 0 writes the reports; a file-size limit of 1 KiB on it alone makes its JSON write fail (EFBIG) after the
+  // first case, while rank 1 would go on to the next mesh; and `run`'s, after its only case.
+  const std::string options =
+      fmt::format("--variant reference --reps 2 --warmup 0 --threads 1 --json '{}'", dir.file("r.json"));
+  for (const std::string& args : {fmt::format("bench --mesh '{}','{}' {}", first, second, options),
+                                  fmt::format("run --mesh '{}' {}", first, options)}) {
+    SCOPED_TRACE(args);
+    const JobResult job = run_programs({{args, "", "ulimit -f 1"}, {args}});
+    expect_refused(job, 4, "r.json: writing the file failed", dir);
+    EXPECT_EQ(count_lines(job.result.output, "(on rank 0)"), 1u) << job.result.output;
+    EXPECT_EQ(files_in(dir), 2u) << "only the meshes: no temporary left behind";
+  }
+}
+
+TEST(MpiFailure, AFileSizeLimitOnARankWithoutATemporaryIsAnErrorNotASignal) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm"), output = dir.file("J.h5");
+  // Rank 0 creates the Jacobian file; rank 1 writes its rows into it past its own limit of 1 KiB.
+  const std::string args = fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, output);
+  const JobResult job = run_programs({{args}, {args, "", "ulimit -f 1"}});
+  expect_refused(job, 4, "writing rows failed: File too large", dir);
+  EXPECT_NE(job.result.output.find("(on rank 1)"), std::string::npos) << job.result.output;
+  EXPECT_EQ(files_in(dir), 1u) << "only the mesh: no temporary left behind";
 }
 
 TEST(MpiBadInput, CommandsOtherThanRunAndBenchSayToRunWithoutMpirun) {

@@ -55,7 +55,7 @@ PreparedMesh prepare_mesh(const std::string& name, const std::string& file, cons
   prepared.partition = std::move(part.partition);
 
   const auto start = std::chrono::steady_clock::now();
-  prepared.pattern = JacobianPattern::build(prepared.mesh);
+  comm.agree([&] { prepared.pattern = JacobianPattern::build(prepared.mesh); });  // may run out of memory on one rank
   const RankLayout& layout = prepared.layout;
   MeshSummary& summary = prepared.summary;
   summary.name = name;
@@ -99,8 +99,9 @@ ReferenceJacobian compute_reference(const PreparedMesh& mesh, const Note& note) 
   say(note, fmt::format("reference: computing the CPU multivariate dual on {} edges ...", mesh.summary.n_edges));
   const auto start = std::chrono::steady_clock::now();
   ReferenceJacobian reference{{}, "CPU multivariate dual"};
-  // A rank's part holds every edge of its owned rows, so they are exact (ghost rows are not used).
-  assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian);
+  // A rank's part holds every edge of its owned rows, so they are exact (ghost rows are not used). A rank that runs
+  // out of memory here must not leave the others waiting in the first case.
+  mesh.comm->agree([&] { assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian); });
   say(note, fmt::format("reference: CPU multivariate dual ({:.2f} s)", seconds_since(start)));
   return reference;
 }
@@ -172,7 +173,7 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
   const bool validate = full && request.reference != nullptr;
   if (validate || (full && result)) {
     Jacobian assembled;
-    variant.fetch(assembled);
+    mesh.comm->agree([&] { variant.fetch(assembled); });  // a copy of the whole part's Jacobian: memory may run out
     if (validate) {
       record.validated = true;
       record.comparison = compare_owned_rows(*mesh.comm, mesh.layout, mesh.pattern, assembled,

@@ -39,7 +39,7 @@ struct CaseFailure {
 CaseFailure classify(const std::exception& error) {
   const auto* known = dynamic_cast<const Error*>(&error);
   const bool limit = known && (known->code() == ExitCode::kUsage || known->code() == ExitCode::kInvalidInput);
-  return {limit ? CaseStatus::kSkipped : CaseStatus::kFailed, error.what()};
+  return {limit ? CaseStatus::kSkipped : CaseStatus::kFailed, as_error(error).what()};
 }
 
 RunRecord unrun_record(const PreparedMesh& mesh, const CaseRequest& request, const CaseFailure& failure) {
@@ -298,8 +298,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         } catch (const std::exception& error) {
           record = unrun_record(*mesh, request, classify(error));
           // Limits are agreed by all ranks before the timed loop; a run-time error inside it may be this rank's
-          // alone, with the others waiting for it in an exchange: end the job rather than hang.
-          if (comm.distributed() && record.status == CaseStatus::kFailed)
+          // alone, with the others waiting for it in an exchange: end the job rather than hang. An error of an
+          // agreed step is every rank's: the case is recorded as failed and the sweep goes on.
+          if (comm.distributed() && record.status == CaseStatus::kFailed && !dynamic_cast<const AgreedError*>(&error))
             mesh->comm->abort(fmt::format("{}: {}", case_label(plan, sweep_case), record.reason),
                               static_cast<int>(ExitCode::kRuntime));
         }

@@ -8,12 +8,14 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "cli/command_intent.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_names.hpp"
 #include "parallel/communicator.hpp"
@@ -29,6 +31,8 @@ namespace {
 
 std::atomic<bool> g_command_running{false};
 
+int report(const char* message, ExitCode code);
+
 /// libgomp ends the process with exit(1) when it cannot start its threads ("libgomp: Thread creation failed"),
 /// and 1 means "validation failed" here. An exit() while a command runs comes from such a library: report it as
 /// the run-time failure it is, and remove the temporaries the skipped destructors would have removed.
@@ -36,7 +40,7 @@ void exit_during_command() {
   if (!g_command_running.load()) return;
   remove_live_temporaries();
   std::fflush(stdout);
-  std::fputs("fluxjac: error: a library ended the run (see its message above: out of threads or memory?)\n", stderr);
+  report("a library ended the run (see its message above: out of threads or memory?)", ExitCode::kRuntime);
   std::fflush(stderr);
   std::_Exit(static_cast<int>(ExitCode::kRuntime));
 }
@@ -51,6 +55,18 @@ int report(const char* message, ExitCode code) {
   return static_cast<int>(code);
 }
 
+/// The exit code of the error every rank reports when the ranks' commands differ (cli/command_intent.hpp), or
+/// nullopt when they agree; under mpirun this is the job's first collective, before anything reads or writes.
+std::optional<int> refused_by_ranks(const RankIntent& intent) {
+  try {
+    agree_on_intent(Communicator::world(), intent);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    const Error error = as_error(e);
+    return report(error.what(), error.code());
+  }
+}
+
 /// Runs the selected command, turning every exception into one line and an exit code.
 int run_action(const CommandAction& action) {
   static const bool guard_registered = std::atexit(exit_during_command) == 0;
@@ -62,18 +78,9 @@ int run_action(const CommandAction& action) {
     const Communicator& world = Communicator::world();
     if (world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs per node
     return action ? action() : 0;
-  } catch (const Error& e) {
-    return report(e.what(), e.code());
-  } catch (const std::bad_alloc&) {
-    return report(
-        "out of memory: an allocation failed; use a smaller mesh or a machine with more memory (see also ulimit -v "
-        "and cgroup limits)",
-        ExitCode::kRuntime);
-  } catch (const std::system_error& e) {
-    const std::string message = fmt::format("system error: {} (out of threads, files or another resource?)", e.what());
-    return report(message.c_str(), ExitCode::kRuntime);
   } catch (const std::exception& e) {
-    return report(e.what(), ExitCode::kRuntime);
+    const Error error = as_error(e);
+    return report(error.what(), error.code());
   }
 }
 
@@ -285,23 +292,30 @@ int run_cli(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::CallForHelp& e) {  // every rank asks for the same help, or none prints it
+    if (const std::optional<int> refused = refused_by_ranks(request_intent(app, "--help"))) return *refused;
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    if (const std::optional<int> refused = refused_by_ranks(request_intent(app, "--help-all"))) return *refused;
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
+    if (const std::optional<int> refused = refused_by_ranks(request_intent(app, "--version"))) return *refused;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line like every other error, naming the help that explains the options.
     UsageProblem problem = diagnose(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
     if (problem.message.empty()) problem.message = e.what();
-    std::replace(problem.message.begin(), problem.message.end(), '\n', ' ');
-    problem.message = printable(problem.message);
-    std::fprintf(stderr, "fluxjac: error: %s (see '%s --help')\n", problem.message.c_str(), problem.command.c_str());
-    return static_cast<int>(ExitCode::kUsage);
+    std::replace(problem.message.begin(), problem.message.end(), '
+', ' ');
+    RankIntent failed;
+    failed.failure = fmt::format("{} (see '{} --help')", problem.message, problem.command);
+    return refused_by_ranks(failed).value_or(static_cast<int>(ExitCode::kUsage));
   }
-  // Only run and bench share work between ranks; any other command would be done P times, over the same files.
+  // The config file applied; under mpirun, every rank's command, options and files alike before anything else.
   const Communicator& world = Communicator::world();
+  if (const std::optional<int> refused = refused_by_ranks(read_command_intent(app, world.distributed())))
+    return *refused;
+  // Only run and bench share work between ranks; any other command would be done P times, over the same files.
   const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
   if (world.distributed() && command != "run" && command != "bench")
     return report(fmt::format("'fluxjac {}' runs as one process: start it without mpirun (only 'run' and 'bench' "

@@ -74,8 +74,11 @@ int bench(const BenchOptions& options) {
     if (options.dry_run) continue;
     if (world.is_root() && counts.size() > 1) fmt::print(stderr, "---- {} rank{} ----\n", count, count == 1 ? "" : "s");
     const Communicator ranks = world.split(world.rank() < count ? 0 : -1);
-    if (ranks.size() > 0) {
-      SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
+    // The others wait; an error on any rank of the count (a failed report write, a mesh it cannot read) is then
+    // every rank's, and the job ends at once.
+    world.agree([&] {
+      if (ranks.size() == 0) return;
+      SweepObserver observer = progress_observer(plan, options.quiet, options.reports, ranks);
       // Reports are rewritten with every record so far, across rank counts.
       if (observer.records_changed)
         observer.records_changed = [&, inner = observer.records_changed](const std::vector<RunRecord>& so_far,
@@ -87,19 +90,19 @@ int bench(const BenchOptions& options) {
       SweepResult result = run_sweep(plan, config, observer, ranks);
       records.insert(records.end(), result.records.begin(), result.records.end());
       if (result.device) device = result.device;
-    }
-    world.barrier();
+    });
   }
   if (options.dry_run) return print_plan(all_plans);
-  // The first rank ran every count: it reports, and every rank exits with its code.
+  // The first rank ran every count: it reports, and every rank exits with its code (or its error, when a write fails).
   std::int64_t code = 0;
-  if (world.is_root()) {
+  world.agree([&] {
+    if (!world.is_root()) return;
     if (options.scaling != "none") {
       set_scaling_efficiency(records, records.size() / counts.size(), options.scaling);
-      progress_observer(all_plans, true, options.reports).records_changed(records, device);  // the files, once more
+      write_report_files(options.reports, records, device);  // once more, with the efficiencies
     }
     code = report_sweep(all_plans, SweepResult{records, device}, options.sweep, options.reports);
-  }
+  });
   world.broadcast_bytes(&code, sizeof code);
   return static_cast<int>(code);
 }
@@ -157,8 +160,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       "  fluxjac bench --config configs/paper.toml --dry-run\n"
       "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs");
   bench_app->callback([&action, options, bench_app] {
-    action = [options, bench_app] {
-      apply_config_file(*bench_app);
+    action = [options, bench_app] {  // its --config file is applied already (cli/command_intent.hpp)
       std::vector<InputPath> inputs{{"--config", config_file_path(*bench_app)}};
       for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
       check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});

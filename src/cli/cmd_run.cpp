@@ -10,6 +10,7 @@
 #include "cli/config_file.hpp"
 #include "cli/sweep_command.hpp"
 #include "jacobian/jacobian_io.hpp"
+#include "parallel/communicator.hpp"
 #include "parallel/owned_rows.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
@@ -74,7 +75,9 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
       if (note) note(fmt::format("wrote {}", output));
     };
   const SweepResult result = run_sweep(plan, sweep, observer);
-  return report_sweep(plan, result, sweep, options.reports);
+  int code = 0;  // rank 0 prints and writes what goes to standard output; a failure there ends every rank
+  Communicator::world().agree([&] { code = report_sweep(plan, result, sweep, options.reports); });
+  return code;
 }
 
 }  // namespace
@@ -117,8 +120,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       "  fluxjac run --config configs/default.toml --reps 3\n"
       "  mpirun -np 4 fluxjac run --mesh box.h5 --variant all -o J.h5  # one rank per GPU: J-hd.h5, ...");
   run_app->callback([&action, options, run_app] {
-    action = [options, run_app] {
-      apply_config_file(*run_app);
+    action = [options, run_app] {  // its --config file is applied already (cli/command_intent.hpp)
       const std::vector<InputPath> inputs{{"--config", config_file_path(*run_app)},
                                           {"--mesh", options->mesh},
                                           {"--state", options->sweep.state},

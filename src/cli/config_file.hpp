@@ -22,7 +22,8 @@ struct ConfigEntry {
 std::vector<ConfigEntry> read_config_file(const std::string& path);
 
 /// \brief Adds `--config FILE.toml` to a subcommand. CLI11 reads config files only for the top-level app
-/// (CLIUtils/CLI11#1056), so apply_config_file() applies it when the subcommand runs.
+/// (CLIUtils/CLI11#1056), so apply_config_file() applies it after parsing (read_command_intent, before the
+/// subcommand runs).
 void add_config_option(CLI::App& subcommand);
 
 /// \brief Applies the subcommand's --config file (if given) to every option the command line left unset.

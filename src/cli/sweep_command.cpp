@@ -138,13 +138,21 @@ void print_notes(const SweepPlan& plan) {
   for (const std::string& note : plan.notes) fmt::print(stderr, "fluxjac: note: {}\n", note);
 }
 
-SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports) {
+void write_report_files(const ReportFiles& reports, const std::vector<RunRecord>& records,
+                        const std::optional<DeviceCeilings>& device) {
+  write_reports(reports, records, device, false);
+}
+
+SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports,
+                                const Communicator& comm) {
   SweepObserver observer;
-  if (!Communicator::world().is_root()) return observer;  // many ranks: rank 0 shows the progress and writes reports
-  observer.records_changed = [reports](const std::vector<RunRecord>& records,
-                                       const std::optional<DeviceCeilings>& device) {
-    write_reports(reports, records, device, false);
+  observer.records_changed = [reports, &comm](const std::vector<RunRecord>& records,
+                                              const std::optional<DeviceCeilings>& device) {
+    comm.agree([&] {
+      if (comm.is_root()) write_reports(reports, records, device, false);
+    });
   };
+  if (!comm.is_root()) return observer;  // many ranks: the first shows the progress
   if (quiet) return observer;
 
   auto state = std::make_shared<ProgressState>();

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/sweep.hpp"
+#include "parallel/communicator.hpp"
 
 namespace fluxjac {
 
@@ -27,10 +28,17 @@ struct ReportFiles {
 /// stderr; they are shown even with --quiet.
 void print_notes(const SweepPlan& plan);
 
+/// \brief Writes the report files that are files (not standard output), each atomically.
+void write_report_files(const ReportFiles& reports, const std::vector<RunRecord>& records,
+                        const std::optional<DeviceCeilings>& device);
+
 /// \brief The progress on stderr: notes, one line per case with its outcome, and for long cases a line every
 /// few seconds with the repetitions done. With `quiet`, nothing. Also rewrites the report files (those that are
-/// files) after every case, so an interrupted sweep keeps what it measured.
-SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports);
+/// files) after every case, so an interrupted sweep keeps what it measured. Many ranks (those of comm, which run
+/// the sweep): the first prints and writes, and every rank agrees on each write (Communicator::agree), so that a
+/// failed write ends the sweep on all of them at once.
+SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports,
+                                const Communicator& comm = Communicator::world());
 
 /// \brief Writes the report files that go to standard output, prints a table per mesh, the tolerances and a
 /// summary line (on stderr when a report took standard output), and returns the exit code: 1 when a

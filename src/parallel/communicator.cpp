@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -182,6 +183,26 @@ std::vector<double> Communicator::all_gather(double value) const {
   return values;
 }
 
+std::vector<std::string> Communicator::all_gather(const std::string& text) const {
+  if (handle_ == 0) return {text};
+  const std::vector<std::int64_t> lengths = all_gather(static_cast<std::int64_t>(text.size()));
+  const std::int64_t total = std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
+  if (total > static_cast<std::int64_t>(std::numeric_limits<int>::max()))
+    fail(ExitCode::kRuntime, "MPI_Allgatherv: {} bytes from {} ranks is more than one call carries", total, size_);
+  std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
+  for (std::size_t r = 0, at = 0; r < counts.size(); at += counts[r], ++r) {
+    counts[r] = static_cast<int>(lengths[r]);
+    offsets[r] = static_cast<int>(at);
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  check(MPI_Allgatherv(text.data(), static_cast<int>(text.size()), MPI_BYTE, all.data(), counts.data(), offsets.data(),
+                       MPI_BYTE, handle_of(&handle_)),
+        "MPI_Allgatherv");
+  std::vector<std::string> texts;
+  for (std::size_t r = 0; r < counts.size(); ++r) texts.push_back(all.substr(offsets[r], counts[r]));
+  return texts;
+}
+
 void Communicator::broadcast(std::string& text, int root) const {
   if (handle_ == 0) return;
   std::uint64_t length = text.size();
@@ -320,6 +341,7 @@ std::vector<double> Communicator::max(const std::vector<double>& values) const {
 std::int64_t Communicator::exclusive_sum(std::int64_t) const { return 0; }
 std::vector<std::int64_t> Communicator::all_gather(std::int64_t value) const { return {value}; }
 std::vector<double> Communicator::all_gather(double value) const { return {value}; }
+std::vector<std::string> Communicator::all_gather(const std::string& text) const { return {text}; }
 void Communicator::broadcast(std::string&, int) const {}
 void Communicator::broadcast_bytes(void*, std::size_t, int) const {}
 void Communicator::send_bytes(const void*, std::size_t, int destination, int) const {
@@ -342,20 +364,28 @@ void Communicator::abort(const std::string& message, int exit_code) const {
 
 #endif
 
+AgreedError::AgreedError(const std::string& plain, ExitCode code, int origin)
+    : Error(origin == Communicator::world().rank() ? plain : fmt::format("{} (on rank {})", plain, origin), code),
+      plain_(plain),
+      origin_(origin) {}
+
 void Communicator::agree(const std::function<void()>& step) const {
   std::string message;
   int code = 0;
+  int origin = Communicator::world().rank();
   try {
     step();
-  } catch (const Error& error) {
-    message = error.what();
+  } catch (const AgreedError& error) {  // agreed already by some ranks: keep the rank it came from
+    message = error.plain();
     code = static_cast<int>(error.code());
+    origin = error.origin();
   } catch (const std::exception& error) {
-    message = error.what();
-    code = static_cast<int>(ExitCode::kRuntime);
+    const Error known = as_error(error);
+    message = known.what();
+    code = static_cast<int>(known.code());
   }
   if (!distributed()) {
-    if (code != 0) throw Error(message, static_cast<ExitCode>(code));
+    if (code != 0) throw AgreedError(message, static_cast<ExitCode>(code), origin);
     return;
   }
   // The lowest failing rank speaks for all.
@@ -364,7 +394,8 @@ void Communicator::agree(const std::function<void()>& step) const {
   const int root = static_cast<int>(failing);
   broadcast(message, root);
   broadcast_bytes(&code, sizeof code, root);
-  throw Error(rank_ == root ? message : fmt::format("{} (on rank {})", message, root), static_cast<ExitCode>(code));
+  broadcast_bytes(&origin, sizeof origin, root);
+  throw AgreedError(message, static_cast<ExitCode>(code), origin);
 }
 
 }  // namespace fluxjac

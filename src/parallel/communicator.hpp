@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.hpp"
+
 namespace fluxjac {
 
 /// \brief True when this build runs under MPI (FLUXJAC_MPI).
@@ -23,6 +25,20 @@ class MpiSession {
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
+};
+
+/// \brief The Error every rank throws out of an agreed step (Communicator::agree): the failing rank's message, with
+/// "(on rank R)" on the other ranks. It keeps the plain message and R (a rank of the whole job), so that a step
+/// agreed by some ranks inside a step agreed by all names R once.
+class AgreedError : public Error {
+ public:
+  AgreedError(const std::string& plain, ExitCode code, int origin);
+  const std::string& plain() const { return plain_; }
+  int origin() const { return origin_; }
+
+ private:
+  std::string plain_;
+  int origin_;
 };
 
 /// \brief A group of ranks that take part in the same collective steps.
@@ -58,6 +74,8 @@ class Communicator {
   /// Each rank's value, in rank order.
   std::vector<std::int64_t> all_gather(std::int64_t value) const;
   std::vector<double> all_gather(double value) const;
+  /// Each rank's text, in rank order (texts of any length; the lengths travel first).
+  std::vector<std::string> all_gather(const std::string& text) const;
   /// Root's text on every rank.
   void broadcast(std::string& text, int root = 0) const;
   /// Root's bytes on every rank (every rank passes a buffer of the same size).
@@ -90,8 +108,9 @@ class Communicator {
                 const std::vector<std::size_t>& send_count, const std::vector<double*>& receive,
                 const std::vector<std::size_t>& receive_count) const;
 
-  /// \brief Runs step on every rank; when it throws on any rank, every rank throws the same Error (the lowest
-  /// failing rank's message and exit code), so that they all leave the collective path together.
+  /// \brief Runs step on every rank; when it throws on any rank, every rank throws the same AgreedError (the
+  /// lowest failing rank's message and exit code, as as_error gives them), so that they all leave the collective
+  /// path together.
   void agree(const std::function<void()>& step) const;
 
   /// \brief The last step of every rank (main): returns exit_code once every rank has come this far. A rank that
