@@ -305,8 +305,7 @@ int run_cli(int argc, char** argv) {
     // One line like every other error, naming the help that explains the options.
     UsageProblem problem = diagnose(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
     if (problem.message.empty()) problem.message = e.what();
-    std::replace(problem.message.begin(), problem.message.end(), '
-', ' ');
+    std::replace(problem.message.begin(), problem.message.end(), '\n', ' ');
     RankIntent failed;
     failed.failure = fmt::format("{} (see '{} --help')", problem.message, problem.command);
     return refused_by_ranks(failed).value_or(static_cast<int>(ExitCode::kUsage));
