@@ -609,7 +609,7 @@ TEST(MpiAgreement, AParseErrorOrHelpOnOneRankIsRefusedOnBoth) {
   const std::string path = write_generated(dir, "tet", 2, "rcm");
   const JobResult typo =
       run_programs({{fmt::format("run --mesh '{}' -q", path)}, {fmt::format("run --mesh '{}' -q --rep 3", path)}});
-  expect_refused(typo, 3, "--rep", dir);
+  expect_refused(typo, 3, "unknown option '--rep'; did you mean '--reps'?", dir);
   EXPECT_EQ(count_lines(typo.result.output, "(on rank 1)"), 1u) << typo.result.output;
   const JobResult help =
       run_programs({{fmt::format("run --mesh '{}' --help", path)}, {fmt::format("run --mesh '{}' -q", path)}});
