@@ -13,12 +13,12 @@ set -euo pipefail
 FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian packages (docs/design.md, "Build and machines"): the build (compiler, CMake, Ninja, HDF5, CLI11, fmt,
-# nlohmann-json, GoogleTest), METIS (for `fluxjac mesh partition`), Open MPI (many ranks under mpirun), clang-format
-# (the format check) and the Python scripts (h5py, NumPy, Matplotlib; SciPy for scripts/load_jacobian.py and its
-# test; meshio and gmsh for the mesh import).
+# nlohmann-json, GoogleTest), METIS (for `fluxjac mesh partition`), PT-Scotch (the parallel partition under mpirun),
+# Open MPI (many ranks under mpirun), clang-format (the format check) and the Python scripts (h5py, NumPy,
+# Matplotlib; SciPy for scripts/load_jacobian.py and its test; meshio and gmsh for the mesh import).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-                  libmetis-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py python3-numpy
-                  python3-matplotlib python3-scipy python3-meshio gmsh)
+                  libmetis-dev libptscotch-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py
+                  python3-numpy python3-matplotlib python3-scipy python3-meshio gmsh)
 
 # Prints one visible step line on stderr.
 fluxjac_step() {

@@ -23,6 +23,7 @@ BUILD=build-gpu
 VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
 log() { printf '\n== %s\n' "$*"; }
 
+source scripts/device-libraries.sh  # METIS and PT-Scotch from .device/ where scripts/fetch-partitioners.sh put them
 log "configure and build (CUDA, sm_${CMAKE_CUDA_ARCHITECTURES:-90}, Release)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-mpi.sh — the many-GPU checks of a GPU node, in one run (its figures: docs/performance.md): build with MPI,
-# METIS and NCCL, run the test suite (the MPI and the many-rank GPU tests included), check on the paper-size mesh
+# METIS, PT-Scotch and NCCL, run the test suite (the MPI and the many-rank GPU tests included), check on the paper mesh
 # that `mpirun -np P fluxjac run --variant all -o J.h5` validates every variant and writes, per variant, the Jacobian
 # of one GPU (node assembly: Adiag and Aoff bit for bit, checked by re-running on one GPU against it with zero
 # tolerance), then run the weak- and strong-scaling configs over 1..P GPUs. Results and logs go to $OUT.
@@ -8,7 +8,8 @@
 #   bash scripts/gpu-mpi.sh
 #   env: RANKS (the GPUs, at least 2: ranks share a GPU where there are fewer, their ghosts then travel through host
 #        memory), N (100: the paper mesh), SCALING (1: run the scaling configs), WEAK_N (160), STRONG_N (249),
-#        METIS_ROOT (METIS outside the system: scripts/fetch-metis.sh; .device/metis/usr when that folder exists),
+#        METIS_ROOT, PTSCOTCH_ROOT (partitioners outside the system: scripts/fetch-partitioners.sh unpacks them into
+#        .device/, used when there: scripts/device-libraries.sh),
 #        SKIP_TESTS (0), REPS (20), EDGE (1: also the edge strategy on P ranks)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,16 +27,13 @@ log() { printf '\n== %s\n' "$*"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN=(mpirun -np "$RANKS" --oversubscribe --bind-to none)
 
-if [[ -z "${METIS_ROOT:-}" && -d .device/metis/usr ]]; then METIS_ROOT=$PWD/.device/metis/usr; fi
-if [[ -n "${METIS_ROOT:-}" ]]; then
-  export METIS_ROOT
-  export LD_LIBRARY_PATH="$METIS_ROOT/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+source scripts/device-libraries.sh  # METIS_ROOT, PTSCOTCH_ROOT and LD_LIBRARY_PATH from .device/
 
-log "configure and build (CUDA sm_${CMAKE_CUDA_ARCHITECTURES:-90}, MPI, METIS, NCCL); $GPUS GPUs, $RANKS ranks"
+log "configure and build (CUDA sm_${CMAKE_CUDA_ARCHITECTURES:-90}, MPI, METIS, PT-Scotch, NCCL); $GPUS GPUs, $RANKS ranks"
 nvidia-smi --query-gpu=name,memory.total --format=csv || true
 nvidia-smi topo -m 2>/dev/null | head -8 || true
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON -DFLUXJAC_MPI=ON -DFLUXJAC_METIS=ON \
+  -DFLUXJAC_PTSCOTCH=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" >"$OUT/configure.log" 2>&1 ||
   { cat "$OUT/configure.log"; exit 1; }
 grep "fluxjac:" "$OUT/configure.log"

@@ -85,6 +85,15 @@ ordered_json model_json(const std::vector<RunRecord>& records) {
   return model;
 }
 
+/// The steps that made the ranks' parts, each with its time and peak memory per rank (min / mean / max).
+ordered_json steps_json(const std::vector<SetupStep>& steps) {
+  ordered_json list = ordered_json::array();
+  const auto range = [](const RankRange& r) { return ordered_json{{"min", r.min}, {"mean", r.mean}, {"max", r.max}}; };
+  for (const SetupStep& step : steps)
+    list.push_back({{"step", step.name}, {"seconds", range(step.seconds)}, {"peak_bytes", range(step.peak_bytes)}});
+  return list;
+}
+
 /// The many-rank figures of a record, null for a single process.
 ordered_json parallel_json(const RunRecord& r) {
   const ParallelFigures& p = r.parallel;
@@ -101,7 +110,8 @@ ordered_json parallel_json(const RunRecord& r) {
                                                    {"ghosts_max", part.ghosts_max},
                                                    {"ghosts_total", part.ghosts_total},
                                                    {"edge_imbalance", part.edge_imbalance},
-                                                   {"node_imbalance", part.node_imbalance}}
+                                                   {"node_imbalance", part.node_imbalance},
+                                                   {"steps", steps_json(part.steps)}}
                                     : ordered_json()},
           {"scaling", p.scaling.empty() ? ordered_json() : ordered_json(p.scaling)},
           {"efficiency", p.efficiency > 0 ? ordered_json(p.efficiency) : ordered_json()},

@@ -10,22 +10,13 @@
 #include "mesh/partition.hpp"
 #include "mesh/partition_check.hpp"
 #include "mesh/partition_io.hpp"
+#include "parallel/part_pieces.hpp"
+#include "parallel/ptscotch_partition.hpp"
+#include "parallel/slice_partition.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
 namespace {
-
-/// What a rank needs to build its part, in file numbering: read from slices, or cut by rank 0 and sent.
-struct PartPieces {
-  std::int64_t global_nodes = 0, global_edges = 0;
-  std::vector<std::int64_t> owned;  ///< ascending file ids
-  EdgeMesh edges;                   ///< the local edges in file order, node ids in file numbering
-  std::vector<double> owned_state;  ///< [owned][5]
-  double gamma = 1.4;
-  std::vector<std::int64_t> ghosts;       ///< ascending file ids
-  std::vector<std::int64_t> ghost_owner;  ///< [ghosts]
-  std::vector<std::int64_t> owned_row_start;
-};
 
 enum Tag : int { kTagPieces = 101 };
 
@@ -300,12 +291,21 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   comm.broadcast_bytes(&parts, sizeof parts);
   PartPieces pieces;
   std::string source;
+  std::vector<SetupStep> steps;
   if (parts == comm.size()) {
     pieces = read_checked_slices(comm, mesh_file, states);
     pieces.owned_row_start = consecutive_row_starts(comm, pieces);  // collective: after every rank has read
     source = "file partition";
     say(root_note, fmt::format("read {}: each of {} ranks its own slices ({:.2f} s)", mesh_file, comm.size(),
                                seconds_since(start)));
+  } else if (ptscotch_available()) {
+    if (parts > 1) require_parts(mesh_file, parts, comm.size());  // every rank knows parts: all throw alike
+    say(root_note, fmt::format("{} is not partitioned for {} ranks: PT-Scotch on all ranks, each reading its slices",
+                               mesh_file, comm.size()));
+    SlicePartition sliced = partition_by_slices(comm, mesh_file, states, note);
+    pieces = std::move(sliced.pieces);
+    steps = std::move(sliced.steps);
+    source = ptscotch_method();
   } else {
     if (parts > 1) require_parts(mesh_file, parts, comm.size());  // every rank knows parts: all throw alike
     std::vector<PartPieces> all;
@@ -336,6 +336,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   }
   part = assemble_part(comm, std::move(pieces), source, mesh_file);
   part.partition = summarize_partition(comm, part.layout);
+  part.partition.steps = std::move(steps);
   const PartitionSummary& p = part.partition;
   say(root_note,
       fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "

@@ -18,6 +18,7 @@
 
 #include "mesh/edge_mesh.hpp"
 #include "parallel/communicator.hpp"
+#include "parallel/setup_steps.hpp"
 #include "util/note.hpp"
 
 namespace fluxjac {
@@ -49,6 +50,9 @@ struct PartitionSummary {
   std::int64_t ghosts_min = 0, ghosts_max = 0, ghosts_total = 0;
   double edge_imbalance = 1.0;  ///< max local edges / mean local edges
   double node_imbalance = 1.0;  ///< max owned nodes / mean owned nodes
+  /// The steps that made the parts, with their time and memory per rank (a parallel partition's: read slices, graph,
+  /// partition, redistribute); empty on the other paths.
+  std::vector<SetupStep> steps;
 };
 
 /// \brief Where a rank's part lies in the whole mesh, and how its ghosts are refreshed. Read it through the
@@ -61,7 +65,8 @@ struct RankLayout {
   HaloPlan halo;
   /// [owned]: where each owned row starts in the whole mesh's block-CSR (its Aoff block offset).
   std::vector<std::int64_t> owned_row_start;
-  std::string source;  ///< "whole mesh", "file partition" or "METIS on rank 0"
+  /// "whole mesh", "file partition", "METIS on rank 0" or the PT-Scotch method (ptscotch_method()).
+  std::string source;
   PartFigures figures;
 
   /// \brief One process's layout: every node owned, no ghosts, local ids = file ids; nothing stored per node.
@@ -99,13 +104,15 @@ struct LocalPart {
 /// \brief Reads this rank's part of an edge mesh (and its state from state_file, or the mesh file when empty); the
 /// one place where one process and many differ in reading. One process reads the whole file and lays it out with
 /// RankLayout::whole_mesh. On many ranks, a file partitioned by `fluxjac mesh partition` into comm.size() parts is
-/// read by slices (each rank its node range, its edges and halo edges, its owned states: HDF5 hyperslabs), and any
-/// other file is read by rank 0, partitioned there with METIS and sent to the ranks; then the ghost states are
+/// read by slices (each rank its node range, its edges and halo edges, its owned states: HDF5 hyperslabs); any other
+/// file is partitioned by all ranks with PT-Scotch, each reading only its slices (parallel/slice_partition.hpp), or,
+/// in a build without PT-Scotch, read by rank 0, partitioned there with METIS and sent to the ranks; then the ghost
+/// states are
 /// exchanged once. A partitioned file's part is checked by the rules of mesh/partition_check.hpp, the halo list
 /// against what the other ranks' edge ranges give it; either way the ranks check together that every edge lies in
 /// the parts of both its ends. Every rank throws the same Error when any rank fails (Communicator::agree): a file
-/// partitioned for another number of ranks, a build without METIS for an unpartitioned file, an invalid file or
-/// partition. `note` receives the progress lines (on rank 0 only).
+/// partitioned for another number of ranks, a build without PT-Scotch or METIS for an unpartitioned file, an invalid
+/// file or partition. `note` receives the progress lines (on rank 0 only).
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
                           const Note& note);
 

@@ -1,0 +1,38 @@
+#include "parallel/setup_steps.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "util/memory.hpp"
+#include "util/note.hpp"
+
+namespace fluxjac {
+namespace {
+
+RankRange over_ranks(const Communicator& comm, double value) {
+  const std::vector<double> values = comm.all_gather(value);
+  return {*std::min_element(values.begin(), values.end()),
+          std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size()),
+          *std::max_element(values.begin(), values.end())};
+}
+
+}  // namespace
+
+SetupStep finish_step(const Communicator& comm, std::string name, std::chrono::steady_clock::time_point start) {
+  SetupStep step;
+  step.name = std::move(name);
+  step.seconds = over_ranks(comm, seconds_since(start));
+  step.peak_bytes = over_ranks(comm, static_cast<double>(peak_resident_bytes()));
+  return step;
+}
+
+std::string step_line(const SetupStep& step) {
+  return fmt::format("{}: {:.2f} s (slowest rank), peak memory per rank {} / {} / {} (min / mean / max)", step.name,
+                     step.seconds.max, format_bytes(step.peak_bytes.min), format_bytes(step.peak_bytes.mean),
+                     format_bytes(step.peak_bytes.max));
+}
+
+}  // namespace fluxjac

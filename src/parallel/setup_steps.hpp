@@ -1,0 +1,34 @@
+// fluxjac — the time and host memory of each step that makes the ranks' parts (docs/design.md, "Many GPUs"):
+// reading slices, building the distributed graph, partitioning, redistributing, writing. Each figure is gathered over
+// the ranks (min / mean / max), so that a step whose memory grows with the rank count shows in the progress lines and
+// in the bench JSON (docs/bench-json.md, `partition.steps`).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "parallel/communicator.hpp"
+
+namespace fluxjac {
+
+/// \brief min / mean / max of one figure over the ranks.
+struct RankRange {
+  double min = 0.0, mean = 0.0, max = 0.0;
+};
+
+/// \brief One step: its name, each rank's time in it, and each rank's peak resident memory at its end (the
+/// process's high-water mark since it started: VmHWM, so later steps include earlier peaks).
+struct SetupStep {
+  std::string name;
+  RankRange seconds;
+  RankRange peak_bytes;
+};
+
+/// \brief The figures of a step that started at `start` on this rank, gathered over the ranks (collective).
+SetupStep finish_step(const Communicator& comm, std::string name, std::chrono::steady_clock::time_point start);
+
+/// \brief The progress line of a step: "partition: 0.52 s (slowest rank), peak memory per rank 40.1 MiB / 41.0 MiB
+/// / 43.2 MiB (min / mean / max)".
+std::string step_line(const SetupStep& step);
+
+}  // namespace fluxjac

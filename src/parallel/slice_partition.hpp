@@ -1,0 +1,32 @@
+// fluxjac — a mesh file not partitioned for the ranks, partitioned by all of them (docs/design.md, "Many GPUs"):
+// no rank reads or holds the whole mesh. Each rank reads a slice (a contiguous range of edges, with their normals and
+// areas, and a contiguous range of nodes with their states), the edges go to the ranks of their ends' ranges to
+// build the distributed node graph, PT-Scotch partitions it (parallel/ptscotch_partition.hpp), and nodes and edges
+// travel rank to rank to the part that owns them: the pieces of the same LocalPart the other paths make (owned nodes
+// and their edges in file order, ghosts with their owners, each owned row's place in the whole mesh's Aoff).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parallel/communicator.hpp"
+#include "parallel/part_pieces.hpp"
+#include "parallel/setup_steps.hpp"
+#include "util/note.hpp"
+
+namespace fluxjac {
+
+/// What each rank has after the parallel partition, and what each step cost.
+struct SlicePartition {
+  PartPieces pieces;
+  std::vector<SetupStep> steps;  ///< read slices, graph, partition, redistribute
+};
+
+/// \brief Partitions the mesh of mesh_file (states from state_file) over comm.size() parts, one per rank, with every
+/// rank reading only its slices (collective). Each step is checked on every rank together (Communicator::agree): the
+/// slice readers' checks, duplicate edges (found at the rank of their lower node's range), a node count below the
+/// rank count; each step's time and peak memory go to note (rank 0's progress lines) and to the result.
+SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
+                                   const std::string& state_file, const Note& note);
+
+}  // namespace fluxjac

@@ -1,0 +1,184 @@
+// ctest-label: cli
+// A file not partitioned for the ranks, partitioned by all of them with PT-Scotch (docs/design.md, "Many GPUs"):
+// each rank reads only its slices, and the Jacobian file of 2, 3 and 4 ranks is the one process's, bit for bit, in
+// the file's numbering; on meshes of disconnected pieces and with nodes no edge reaches too; the same file and rank
+// count give the same partition; each step reports its time and memory per rank (progress lines, bench JSON); bad
+// input is refused on every rank with nothing written. Every test skips with a message in a build without MPI or
+// PT-Scotch.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "jacobian/jacobian_io.hpp"
+#include "mesh/mesh_io.hpp"
+#include "parallel/ptscotch_partition.hpp"
+#include "test_support.hpp"
+
+namespace fluxjac {
+namespace {
+
+using test::CommandResult;
+using test::run_fluxjac;
+using test::run_fluxjac_mpi;
+using test::TempDir;
+
+#define SKIP_WITHOUT_PTSCOTCH()                                                                                  \
+  do {                                                                                                           \
+    const std::string reason = test::mpi_unavailable_reason();                                                   \
+    if (!reason.empty()) GTEST_SKIP() << reason;                                                                 \
+    if (!ptscotch_available()) GTEST_SKIP() << "this build has no PT-Scotch (install libptscotch-dev): skipped"; \
+  } while (0)
+
+std::size_t count_lines(const std::string& output, const std::string& fragment) {
+  std::size_t count = 0;
+  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
+  return count;
+}
+
+std::string write_generated(const TempDir& dir, const std::string& kind, int n, const std::string& order) {
+  const GeneratedMesh generated = test::generate_mesh(kind, n, order);
+  const std::string path = dir.file(fmt::format("{}-{}-{}.h5", kind, n, order));
+  write_edge_mesh(path, generated.mesh, &generated.state);
+  return path;
+}
+
+/// Two boxes with no edge between them, and `isolated` nodes after them that no edge reaches (their states stored).
+std::string write_pieces(const TempDir& dir, int isolated) {
+  GeneratedMesh first = test::generate_mesh("tet", 2, "random");
+  const GeneratedMesh second = test::generate_mesh("prism", 2, "natural");
+  const auto offset = static_cast<node_index>(first.mesh.n_nodes);
+  for (const node_index node : second.mesh.edges) first.mesh.edges.push_back(node + offset);
+  first.mesh.normals.insert(first.mesh.normals.end(), second.mesh.normals.begin(), second.mesh.normals.end());
+  first.mesh.areas.insert(first.mesh.areas.end(), second.mesh.areas.begin(), second.mesh.areas.end());
+  first.mesh.coords.insert(first.mesh.coords.end(), second.mesh.coords.begin(), second.mesh.coords.end());
+  first.mesh.volumes.insert(first.mesh.volumes.end(), second.mesh.volumes.begin(), second.mesh.volumes.end());
+  first.state.Q.insert(first.state.Q.end(), second.state.Q.begin(), second.state.Q.end());
+  first.mesh.n_nodes += second.mesh.n_nodes;
+  for (int k = 0; k < isolated; ++k) {
+    first.mesh.coords.insert(first.mesh.coords.end(), {5.0 + k, 5.0, 5.0});
+    first.mesh.volumes.push_back(0.125);
+    first.state.Q.insert(first.state.Q.end(), second.state.Q.begin(), second.state.Q.begin() + kBlock);
+  }
+  first.mesh.n_nodes += isolated;
+  const std::string path = dir.file(fmt::format("pieces-{}.h5", isolated));
+  write_edge_mesh(path, first.mesh, &first.state);
+  return path;
+}
+
+void expect_same_file(const std::string& serial_path, const std::string& many_path) {
+  const StoredJacobian serial = read_jacobian(serial_path);
+  const StoredJacobian many = read_jacobian(many_path);
+  EXPECT_EQ(serial.pattern.row_ptr, many.pattern.row_ptr);
+  EXPECT_EQ(serial.pattern.col_idx, many.pattern.col_idx);
+  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.adiag, many.jacobian.adiag)) << many_path << ": Adiag differs";
+  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.aoff, many.jacobian.aoff)) << many_path << ": Aoff differs";
+}
+
+/// One process and P ranks write the same Jacobian file; the P-rank run partitioned with PT-Scotch. Returns the
+/// P-rank run's output.
+std::string expect_ptscotch_equals_one(const TempDir& dir, const std::string& path, int ranks) {
+  const std::string serial = dir.file("serial.h5"), many = dir.file(fmt::format("ranks{}.h5", ranks));
+  std::filesystem::remove(serial);
+  std::filesystem::remove(many);
+  const CommandResult one = run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, serial));
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  const CommandResult result = run_fluxjac_mpi(ranks, fmt::format("run --mesh '{}' --threads 1 -o '{}'", path, many));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("PT-Scotch on all ranks, each reading its slices"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("partition (PT-Scotch "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("PASS"), std::string::npos) << result.output;
+  if (one.exit_code == 0 && result.exit_code == 0) expect_same_file(serial, many);
+  return result.output;
+}
+
+TEST(PtScotch, AnUnpartitionedFileOnTwoThreeAndFourRanksGivesTheOneProcessJacobianBitForBit) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  for (const auto& [kind, order] :
+       std::vector<std::pair<std::string, std::string>>{{"mixed", "random"}, {"tet", "rcm"}}) {
+    const std::string path = write_generated(dir, kind, 4, order);
+    for (const int ranks : {2, 3, 4}) {
+      SCOPED_TRACE(fmt::format("{} {} on {} ranks", kind, order, ranks));
+      const std::string output = expect_ptscotch_equals_one(dir, path, ranks);
+      // Every step's time and memory per rank, in order.
+      std::size_t at = 0;
+      for (const char* step : {"read slices: ", "graph: ", "partition: ", "redistribute: "}) {
+        at = output.find(step, at);
+        ASSERT_NE(at, std::string::npos) << step << " missing or out of order:\n" << output;
+        EXPECT_NE(output.find("peak memory per rank", at), std::string::npos) << output;
+      }
+    }
+  }
+}
+
+TEST(PtScotch, DisconnectedPiecesAndNodesNoEdgeReachesGiveTheOneProcessJacobian) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  for (const int isolated : {0, 3}) {
+    const std::string path = write_pieces(dir, isolated);
+    for (const int ranks : {2, 3, 4}) {
+      SCOPED_TRACE(fmt::format("{} isolated nodes on {} ranks", isolated, ranks));
+      expect_ptscotch_equals_one(dir, path, ranks);
+    }
+  }
+  // 8 nodes on 4 ranks: parts of a node or two, whatever PT-Scotch makes of them.
+  expect_ptscotch_equals_one(dir, write_generated(dir, "tet", 1, "natural"), 4);
+}
+
+TEST(PtScotch, TheSameFileAndRankCountGiveTheSamePartition) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 5, "random");
+  std::vector<nlohmann::json> partitions;
+  for (int k = 0; k < 2; ++k) {
+    const std::string json = dir.file(fmt::format("run{}.json", k));
+    const CommandResult result = run_fluxjac_mpi(
+        3, fmt::format("bench --mesh '{}' --variant reference --threads 1 --reps 1 --warmup 0 -q --json '{}'", path,
+                       json));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream in(json);
+    nlohmann::json partition = nlohmann::json::parse(in)["runs"][0]["parallel"]["partition"];
+    ASSERT_TRUE(partition.is_object());
+    EXPECT_NE(partition["source"].get<std::string>().find("PT-Scotch"), std::string::npos) << partition.dump();
+    // The steps with their figures over the ranks.
+    ASSERT_EQ(partition["steps"].size(), 4u) << partition.dump();
+    EXPECT_EQ(partition["steps"][0]["step"], "read slices");
+    EXPECT_EQ(partition["steps"][3]["step"], "redistribute");
+    for (const nlohmann::json& step : partition["steps"]) {
+      EXPECT_GT(step["peak_bytes"]["min"].get<double>(), 0.0) << step.dump();
+      EXPECT_LE(step["peak_bytes"]["min"].get<double>(), step["peak_bytes"]["mean"].get<double>());
+      EXPECT_LE(step["peak_bytes"]["mean"].get<double>(), step["peak_bytes"]["max"].get<double>());
+      EXPECT_GE(step["seconds"]["min"].get<double>(), 0.0);
+    }
+    partition.erase("steps");
+    partitions.push_back(partition);
+  }
+  EXPECT_EQ(partitions[0], partitions[1]) << "the edge cut, ghosts and imbalance of the two runs differ";
+}
+
+TEST(PtScotchBadInput, ADuplicateEdgeIsRefusedOnEveryRankAndNothingIsWritten) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  GeneratedMesh generated = test::generate_mesh("tet", 2, "natural");
+  EdgeMesh& mesh = generated.mesh;
+  // The first edge again, reversed, at the end: found by the rank whose range holds its nodes.
+  mesh.edges.insert(mesh.edges.end(), {mesh.edges[1], mesh.edges[0]});
+  mesh.normals.insert(mesh.normals.end(), {-mesh.normals[0], -mesh.normals[1], -mesh.normals[2]});
+  mesh.areas.push_back(mesh.areas[0]);
+  const std::string path = dir.file("duplicate.h5"), output = dir.file("J.h5");
+  write_edge_mesh(path, mesh, &generated.state);
+  const CommandResult result = run_fluxjac_mpi(3, fmt::format("run --mesh '{}' --threads 1 -o '{}'", path, output));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), 3u) << result.output;
+  EXPECT_NE(result.output.find(fmt::format("duplicate edge: edge 0 already joins nodes")), std::string::npos)
+      << result.output;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+}  // namespace
+}  // namespace fluxjac
