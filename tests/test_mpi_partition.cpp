@@ -6,6 +6,9 @@
 // input is refused on every rank with nothing written. Every test skips with a message in a build without MPI or
 // PT-Scotch.
 #include <cstdint>
+#include <iterator>
+
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,8 +17,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 #include "jacobian/jacobian_io.hpp"
+#include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
+#include "mesh/partition_io.hpp"
 #include "parallel/ptscotch_partition.hpp"
 #include "test_support.hpp"
 
@@ -178,6 +187,90 @@ TEST(PtScotchBadInput, ADuplicateEdgeIsRefusedOnEveryRankAndNothingIsWritten) {
   EXPECT_NE(result.output.find(fmt::format("duplicate edge: edge 0 already joins nodes")), std::string::npos)
       << result.output;
   EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+/// Edges by original node ids (L, R) -> normal and area, bit patterns compared through the doubles themselves.
+std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> edges_by_original(
+    const EdgeMesh& mesh, const std::vector<std::int64_t>& original) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> edges;
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const std::int64_t left = original.empty() ? mesh.left(e) : original[mesh.left(e)];
+    const std::int64_t right = original.empty() ? mesh.right(e) : original[mesh.right(e)];
+    edges[{left, right}] = {mesh.normals[3 * e], mesh.normals[3 * e + 1], mesh.normals[3 * e + 2], mesh.areas[e]};
+  }
+  return edges;
+}
+
+TEST(PtScotchMeshPartition, UnderMpirunTheFileHoldsTheInputAndRunsOnItsRanks) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 4, "random");
+  const EdgeMesh input = read_edge_mesh(path);
+  const FlowState input_state = read_flow_state(path, input.n_nodes);
+  const EdgeMeshExtras input_extras = read_edge_mesh_extras(path, input.n_nodes);
+  for (const int ranks : {2, 3, 4}) {
+    SCOPED_TRACE(fmt::format("{} ranks", ranks));
+    const std::string output = dir.file(fmt::format("parts{}.h5", ranks));
+    const CommandResult result =
+        run_fluxjac_mpi(ranks, fmt::format("mesh partition '{}' --parts {} -o '{}'", path, ranks, output));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("write: "), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(fmt::format("in {} parts (PT-Scotch", ranks)), std::string::npos) << result.output;
+
+    // The same mesh as a set, by original ids: edges with their normals and areas, coordinates, volumes, state.
+    const EdgeMesh written = read_edge_mesh(output);
+    const PartitionLayout layout = read_partition(output);
+    check_partition_against_mesh(output, written, layout);
+    EXPECT_EQ(layout.parts, ranks);
+    ASSERT_EQ(written.n_nodes, input.n_nodes);
+    EXPECT_EQ(edges_by_original(written, layout.original_node), edges_by_original(input, {}));
+    const FlowState state = read_flow_state(output, written.n_nodes);
+    const EdgeMeshExtras extras = read_edge_mesh_extras(output, written.n_nodes);
+    for (std::int64_t node = 0; node < written.n_nodes; ++node) {
+      const std::int64_t original = layout.original_node[node];
+      EXPECT_TRUE(
+          std::equal(&state.Q[node * kBlock], &state.Q[node * kBlock] + kBlock, &input_state.Q[original * kBlock]))
+          << "state of node " << node;
+      EXPECT_TRUE(std::equal(&written.coords[3 * node], &written.coords[3 * node] + 3, &input.coords[3 * original]));
+      EXPECT_EQ(written.volumes[node], input.volumes[original]);
+      if (!input_extras.boundary_nodes.empty())
+        EXPECT_EQ(extras.boundary_nodes[node], input_extras.boundary_nodes[original]);
+    }
+    EXPECT_EQ(extras.order, input_extras.order);
+    const CommandResult info = run_fluxjac(fmt::format("info '{}'", output));
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    const CommandResult run = run_fluxjac_mpi(ranks, fmt::format("run --mesh '{}' --threads 1", output));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find(fmt::format("each of {} ranks its own slices", ranks)), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
+  }
+}
+
+TEST(PtScotchMeshPartition, AnOutputOneRankCannotWriteLeavesNoFileAndOneErrorLinePerRank) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm");
+  std::filesystem::create_directory(dir.file("locked"));
+  const std::string output = dir.file("locked/parts.h5");
+  std::filesystem::permissions(dir.file("locked"),
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  // As root the folder stays writable: then a folder that does not exist stands for the unwritable output.
+  const bool writable = access(dir.file("locked").c_str(), W_OK) == 0;
+  const std::string target = writable ? dir.file("missing/parts.h5") : output;
+  const CommandResult result = run_fluxjac_mpi(3, fmt::format("mesh partition '{}' --parts 3 -o '{}'", path, target));
+  std::filesystem::permissions(dir.file("locked"), std::filesystem::perms::owner_all);
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_EQ(count_lines(result.output, "fluxjac: error"), 3u) << result.output;
+  EXPECT_FALSE(std::filesystem::exists(target));
+  EXPECT_EQ(
+      std::distance(std::filesystem::directory_iterator(dir.file("locked")), std::filesystem::directory_iterator()), 0);
+
+  // Parts other than the rank count: a usage error on every rank.
+  const CommandResult parts =
+      run_fluxjac_mpi(2, fmt::format("mesh partition '{}' --parts 3 -o '{}'", path, dir.file("p.h5")));
+  EXPECT_EQ(parts.exit_code, 3) << parts.output;
+  EXPECT_EQ(count_lines(parts.output, "fluxjac: error"), 2u) << parts.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("p.h5")));
 }
 
 }  // namespace

@@ -316,9 +316,10 @@ int run_cli(int argc, char** argv) {
     return *refused;
   // Only run and bench share work between ranks; any other command would be done P times, over the same files.
   const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
-  if (world.distributed() && command != "run" && command != "bench")
-    return report(fmt::format("'fluxjac {}' runs as one process: start it without mpirun (only 'run' and 'bench' "
-                              "use {} ranks)",
+  const bool mesh_partition = command == "mesh" && app.get_subcommands().front()->got_subcommand("partition");
+  if (world.distributed() && command != "run" && command != "bench" && !mesh_partition)
+    return report(fmt::format("'fluxjac {}' runs as one process: start it without mpirun (only 'run', 'bench' "
+                              "and 'mesh partition' use {} ranks)",
                               command, world.size())
                       .c_str(),
                   ExitCode::kUsage);

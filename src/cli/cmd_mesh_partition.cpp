@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "mesh/partition.hpp"
 #include "mesh/partition_io.hpp"
+#include "parallel/parallel_mesh_partition.hpp"
 #include "util/output_paths.hpp"
 
 namespace fluxjac {
@@ -45,7 +46,34 @@ void print_statistics(const PartitionRequest& request, const PartitionOutcome& o
                  static_cast<long long>(outcome.n_nodes));
 }
 
+/// Under mpirun: every rank partitions and writes its part; rank 0 prints the steps and the same table.
+int parallel_partition_command(const Communicator& comm, const PartitionRequest& request) {
+  comm.agree([&] {
+    check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
+  });
+  const Note note = [](const std::string& line) { fmt::print("{}\n", line); };
+  const ParallelPartitionOutcome parallel = partition_mesh_file_in_parallel(comm, request, note);
+  if (!comm.is_root()) return 0;
+  PartitionOutcome outcome;
+  outcome.n_nodes = parallel.n_nodes;
+  outcome.n_edges = parallel.n_edges;
+  outcome.has_state = true;
+  outcome.previous_parts = parallel.previous_parts;
+  outcome.method = parallel.method;
+  outcome.statistics = parallel.statistics;
+  for (const SetupStep& step : parallel.steps) {
+    if (step.name == "read slices") outcome.read_seconds = step.seconds.max;
+    if (step.name == "graph" || step.name == "partition") outcome.partition_seconds += step.seconds.max;
+    if (step.name == "redistribute") outcome.renumber_seconds = step.seconds.max;
+    if (step.name == "write") outcome.write_seconds = step.seconds.max;
+  }
+  print_statistics(request, outcome);
+  return 0;
+}
+
 int partition_command(const PartitionRequest& request) {
+  const Communicator& comm = Communicator::world();
+  if (comm.distributed()) return parallel_partition_command(comm, request);
   check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
   const PartitionOutcome outcome = partition_mesh_file(request);
   print_statistics(request, outcome);
@@ -59,7 +87,9 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   CLI::App* partition = mesh.add_subcommand(
       "partition",
       "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
-      "weighted by 1 + degree, minimum edge cut), nodes renumbered so that each part owns a contiguous range (in the "
+      "weighted by 1 + degree, minimum edge cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
+      "on all ranks, each reading and writing only its slices (the input then needs a state). Nodes renumbered so that "
+      "each part owns a contiguous range (in the "
       "order they had), edges sorted by the part of their L node, each part's ghost nodes and halo edges listed. "
       "The output is an ordinary edge mesh (every command reads it) plus the group /partition (docs/formats.md), "
       "whose original_node maps back to the input numbering. Prints per part the owned nodes and edges, the halo "

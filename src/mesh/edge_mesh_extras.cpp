@@ -46,7 +46,9 @@ void write_edge_mesh_extra_attributes(const h5::File& file, const EdgeMeshExtras
   if (!extras.order.empty()) h5::write_attribute(file, kMeshGroup, "order", extras.order);
 }
 
-EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes) {
+EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes, std::int64_t first_node,
+                                     std::int64_t end_node) {
+  if (end_node < 0) end_node = n_nodes;
   const h5::File file = h5::File::open(path);
   EdgeMeshExtras extras;
   if (!h5::exists(file, kMeshGroup)) return extras;
@@ -54,12 +56,13 @@ EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nod
     const h5::DatasetInfo info = h5::describe_dataset(file, kBoundaryNodes);
     h5::require_type(info, {h5::ElementType{h5::TypeClass::kUnsignedInteger, 1}});
     h5::require_shape(info, {n_nodes}, fmt::format("[n_nodes] with n_nodes = {} from /mesh", n_nodes));
-    extras.boundary_nodes.resize(static_cast<std::size_t>(n_nodes));
-    h5::read_raw(file, info, H5T_NATIVE_UINT8, extras.boundary_nodes.data());
-    for (std::int64_t node = 0; node < n_nodes; ++node)
-      if (extras.boundary_nodes[node] > 1)
-        fail(ExitCode::kInvalidInput, "{}: {}[{}]: flag {} is not 0 or 1", path, kBoundaryNodes, node,
-             extras.boundary_nodes[node]);
+    extras.boundary_nodes.resize(static_cast<std::size_t>(end_node - first_node));
+    if (end_node > first_node)
+      h5::read_rows_raw(file, info, {{first_node, end_node}}, H5T_NATIVE_UINT8, extras.boundary_nodes.data());
+    for (std::size_t k = 0; k < extras.boundary_nodes.size(); ++k)
+      if (extras.boundary_nodes[k] > 1)
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: flag {} is not 0 or 1", path, kBoundaryNodes,
+             first_node + static_cast<std::int64_t>(k), extras.boundary_nodes[k]);
   }
   if (h5::has_attribute(file, kMeshGroup, kCountAttributes[0])) {
     CellCounts counts;

@@ -49,8 +49,10 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
 /// group exists; the boundary flags are a dataset, written by the caller (whole or by rows).
 void write_edge_mesh_extra_attributes(const h5::File& file, const EdgeMeshExtras& extras);
 
-/// \brief Reads the extras of an edge-mesh file whose mesh has n_nodes nodes; absent ones stay empty.
+/// \brief Reads the extras of an edge-mesh file whose mesh has n_nodes nodes; absent ones stay empty. The boundary
+/// flags of nodes [first_node, end_node) only (a rank's slice; end_node < 0: to the last node).
 /// Error(kInvalidInput) when /mesh/boundary_nodes is not uint8 [n_nodes] or holds values other than 0 and 1.
-EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes);
+EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes, std::int64_t first_node = 0,
+                                     std::int64_t end_node = -1);
 
 }  // namespace fluxjac

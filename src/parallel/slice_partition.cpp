@@ -8,9 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
+#include "mesh/partition_check.hpp"
 #include "parallel/ptscotch_partition.hpp"
 #include "util/error.hpp"
+#include "util/hdf5.hpp"
 
 namespace fluxjac {
 namespace {
@@ -47,11 +50,43 @@ double value_of(std::int64_t bits) {
 struct Slices {
   std::int64_t n_nodes = 0, n_edges = 0;
   std::int64_t first_edge = 0, first_node = 0;
-  EdgeMesh edges;   ///< edges [first_edge, first_edge + n), node ids in file numbering
-  FlowState state;  ///< nodes [first_node, ...)
+  EdgeMesh edges;           ///< edges [first_edge, first_edge + n), node ids in file numbering
+  FlowState state;          ///< nodes [first_node, ...)
+  OwnedNodeData node_data;  ///< of nodes [first_node, ...), when asked for
 };
 
-Slices read_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
+/// The per-node datasets of the node range [first, end) that the file has.
+OwnedNodeData read_node_data(const std::string& mesh_file, std::int64_t n_nodes, std::int64_t first, std::int64_t end) {
+  OwnedNodeData data;
+  const h5::File file = h5::File::open(mesh_file);
+  std::vector<h5::RowRange> rows;
+  if (end > first) rows.push_back({first, end});
+  const auto read = [&](const char* path, std::vector<std::int64_t> shape, const std::string& meaning) {
+    const h5::DatasetInfo info = h5::describe_dataset(file, path);
+    h5::require_type(info, {h5::kFloat64});
+    h5::require_shape(info, shape, meaning);
+    return h5::read_rows<double>(file, info, rows);
+  };
+  if (h5::exists(file, edge_mesh_paths::kCoords))
+    data.coords = read(edge_mesh_paths::kCoords, {n_nodes, 3}, "[n_nodes, 3]");
+  if (h5::exists(file, edge_mesh_paths::kVolumes))
+    data.volumes = read(edge_mesh_paths::kVolumes, {n_nodes}, "[n_nodes]");
+  data.boundary_nodes = read_edge_mesh_extras(mesh_file, n_nodes, first, end).boundary_nodes;
+  if (h5::exists(file, partition_paths::kOriginalNode)) {
+    const h5::DatasetInfo info = h5::describe_dataset(file, partition_paths::kOriginalNode);
+    h5::require_type(info, {h5::kInt64});
+    h5::require_shape(info, {n_nodes}, "[n_nodes]");
+    data.original = h5::read_rows<std::int64_t>(file, info, rows);
+    for (std::size_t k = 0; k < data.original.size(); ++k)
+      if (data.original[k] < 0 || data.original[k] >= n_nodes)
+        fail(ExitCode::kInvalidInput, "{}: {}[{}]: original id {} is out of range [0, {})", mesh_file,
+             partition_paths::kOriginalNode, first + static_cast<std::int64_t>(k), data.original[k], n_nodes);
+  }
+  return data;
+}
+
+Slices read_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
+                   bool node_data) {
   Slices slices;
   std::int64_t file_edges = 0;
   // No edge at all: the file's sizes, with the readers' checks on them.
@@ -69,6 +104,8 @@ Slices read_slices(const Communicator& comm, const std::string& mesh_file, const
   slices.edges = read_edge_mesh_slice(mesh_file, ids, file_edges);
   slices.first_node = node_blocks.first(comm.rank());
   slices.state = read_flow_state_slice(state_file, slices.n_nodes, slices.first_node, node_blocks.end(comm.rank()));
+  if (node_data)
+    slices.node_data = read_node_data(mesh_file, slices.n_nodes, slices.first_node, node_blocks.end(comm.rank()));
   return slices;
 }
 
@@ -158,28 +195,48 @@ constexpr std::size_t kNodeRecord = 2 + kBlock;  // id, row start, state
 constexpr std::size_t kEdgeRecord = 9;           // id, L, R, part of L, part of R, normal, area
 
 PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& graph,
-                        const std::vector<std::int32_t>& part) {
+                        const std::vector<std::int32_t>& part, OwnedNodeData& owned_data) {
   const auto ranks = static_cast<std::size_t>(comm.size());
   PartPieces pieces;
   pieces.global_nodes = slices.n_nodes;
   pieces.global_edges = slices.n_edges;
   pieces.gamma = slices.state.gamma;
 
-  // Nodes: the ranges come in rank order and each in id order, so every rank receives its nodes ascending.
+  // Nodes: the ranges come in rank order and each in id order, so every rank receives its nodes ascending. The
+  // per-node data the file has (the same on every rank) follows each node's id, row start and state.
+  const OwnedNodeData& data = slices.node_data;
+  const bool coords = comm.max(std::int64_t{!data.coords.empty()}) > 0;
+  const bool volumes = comm.max(std::int64_t{!data.volumes.empty()}) > 0;
+  const bool boundary = comm.max(std::int64_t{!data.boundary_nodes.empty()}) > 0;
+  const bool original = comm.max(std::int64_t{!data.original.empty()}) > 0;
+  const std::size_t record =
+      kNodeRecord + (coords ? 3 : 0) + (volumes ? 1 : 0) + (boundary ? 1 : 0) + (original ? 1 : 0);
   Messages nodes(ranks);
   for (std::size_t v = 0; v < part.size(); ++v) {
     std::vector<std::int64_t>& to = nodes[static_cast<std::size_t>(part[v])];
     to.push_back(graph.range.first_vertex + static_cast<std::int64_t>(v));
     to.push_back(graph.row_start[v]);
     for (int k = 0; k < kBlock; ++k) to.push_back(bits_of(slices.state.Q[v * kBlock + k]));
+    if (coords)
+      for (int d = 0; d < 3; ++d) to.push_back(bits_of(data.coords[3 * v + d]));
+    if (volumes) to.push_back(bits_of(data.volumes[v]));
+    if (boundary) to.push_back(data.boundary_nodes[v]);
+    if (original) to.push_back(data.original[v]);
   }
   std::vector<double>().swap(slices.state.Q);
+  slices.node_data = OwnedNodeData();
   nodes = comm.all_to_all(nodes);
   for (std::vector<std::int64_t>& from : nodes) {
-    for (std::size_t k = 0; k < from.size(); k += kNodeRecord) {
+    for (std::size_t k = 0; k < from.size(); k += record) {
       pieces.owned.push_back(from[k]);
       pieces.owned_row_start.push_back(from[k + 1]);
       for (int c = 0; c < kBlock; ++c) pieces.owned_state.push_back(value_of(from[k + 2 + c]));
+      std::size_t at = k + kNodeRecord;
+      if (coords)
+        for (int d = 0; d < 3; ++d) owned_data.coords.push_back(value_of(from[at++]));
+      if (volumes) owned_data.volumes.push_back(value_of(from[at++]));
+      if (boundary) owned_data.boundary_nodes.push_back(static_cast<std::uint8_t>(from[at++]));
+      if (original) owned_data.original.push_back(from[at++]);
     }
     std::vector<std::int64_t>().swap(from);
   }
@@ -231,7 +288,7 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
 }  // namespace
 
 SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
-                                   const std::string& state_file, const Note& note) {
+                                   const std::string& state_file, const Note& note, bool node_data) {
   SlicePartition result;
   const Note root_note = comm.is_root() ? note : Note();
   const auto step_done = [&](const char* name, Clock::time_point start) {
@@ -241,7 +298,7 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
 
   auto start = Clock::now();
   Slices slices;
-  comm.agree([&] { slices = read_slices(comm, mesh_file, state_file); });
+  comm.agree([&] { slices = read_slices(comm, mesh_file, state_file, node_data); });
   step_done("read slices", start);
 
   start = Clock::now();
@@ -257,7 +314,7 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
   step_done("partition", start);
 
   start = Clock::now();
-  result.pieces = redistribute(comm, slices, graph, part);
+  result.pieces = redistribute(comm, slices, graph, part, result.node_data);
   step_done("redistribute", start);
   return result;
 }
