@@ -323,9 +323,12 @@ TEST(VariantWork, TheSameTenSeededColumnsCostTheSameAsWritten) {
   }
   // One column per thread: nothing to share between threads, so node and edge lanes do the same.
   EXPECT_EQ(lanes_of("dn_10", "edge").per_thread, lanes_of("dn_10", "node").per_thread);
-  // One thread of dn_2 runs five passes over the same flux value, and nvcc hoists none of it out of the loop (ncu,
-  // docs/tuning.md, "Hoisting dn_2's passes"): its thread does what dn_5's five column lanes of one side do.
-  EXPECT_EQ(lanes_of("dn_2", "node").per_thread, lanes_of("dn_5", "node").per_thread);
+  // One thread of dn_2 runs five unrolled passes over the same flux value: the value work is done once and only each
+  // pass's derivatives are its own, so the thread does less than dn_5's five column lanes of one side, which each
+  // compute the value; its derivatives still cost more than the hand Jacobian's.
+  const double dn_2_thread = fp64_flops(lanes_of("dn_2", "node").per_thread);
+  EXPECT_LT(dn_2_thread, 0.8 * fp64_flops(lanes_of("dn_5", "node").per_thread));
+  EXPECT_GT(dn_2_thread, fp64_flops(lanes_of("hd", "node").per_thread));
   // dn_5's edge lanes do both sides of a column in one thread and share the two sides' primitive states.
   EXPECT_LT(fp64_flops(lanes_of("dn_5", "edge").per_thread), fp64_flops(lanes_of("dn_5", "node").per_thread));
   EXPECT_EQ(lanes_of("dn_5", "node").per_thread, lanes_of("dn_10", "node").per_thread);

@@ -5,12 +5,17 @@
 // and a called slow path (denormals, overflow). The call makes ptxas keep registers live across it (the spills that
 // ptxas lists under __cuda_sm20_div_rn_f64_full), and a dual division used to take two of them: the quotient and
 // the reciprocal for its derivatives. On the device these helpers take the approximation and refine it without the
-// check: a reciprocal is MUFU.RCP64H, one cubic and one Newton step (5 DFMA); a square root is MUFU.RSQ64H, two
-// Newton steps and one correction of the root, and gives 1/sqrt on the way. Both are within an ulp or two of the
-// IEEE result for the positive normal numbers the flux divides by (densities, pressures, sound speeds, Roe
-// denominators; the mesh reader refuses non-positive density and pressure), and the Jacobian's validation bounds
-// what that changes (docs/design.md, "Validation"). Zero gives infinity (a square root of zero NaN), denormals are
-// flushed.
+// check: a reciprocal is MUFU.RCP64H, one cubic and one Newton step (5 DFMA); a square root starts from the
+// single-precision MUFU.RSQ of the argument rounded to float, takes two Newton steps and one correction of the root,
+// and gives 1/sqrt on the way. Both are within an ulp or two of the IEEE result for the positive normal numbers the
+// flux divides by (densities, pressures, sound speeds, Roe denominators; the mesh reader refuses non-positive density
+// and pressure), and the Jacobian's validation bounds what that changes (docs/design.md, "Validation"). Zero gives
+// infinity (a square root of zero NaN), denormals are flushed; a square root's argument must lie in float's normal
+// range (about 1.2e-38 to 3.4e38), which every flux argument of a physical state does.
+//
+// Both approximations are compiler intrinsics, not inline assembly: nvcc can then merge repeated ones and everything
+// computed from them (dn_2's five passes compute the flux value once: kernels/assembly/lane_work.hpp, SeededPasses).
+// The double-precision MUFU.RSQ64H has no intrinsic without a called slow path for denormals.
 //
 // On the host each helper is the plain IEEE operation, so the CPU reference, the CPU emulation of every variant and
 // the flux value stay bit-exact (docs/design.md, "The Roe flux, exactly"). Real other than double (the work model's
@@ -27,9 +32,8 @@ namespace fluxjac {
 /// 1 / x (see the top of this file).
 FLUXJAC_HD FLUXJAC_FORCEINLINE double reciprocal(double x) {
 #if defined(__CUDA_ARCH__)
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
-  const double e = fma(-x, r, 1.0);  // cubic step: r (1 + e + e^2)
+  double r = __nvvm_rcp_approx_ftz_d(x);  // MUFU.RCP64H
+  const double e = fma(-x, r, 1.0);       // cubic step: r (1 + e + e^2)
   r = fma(fma(e, e, e), r, r);
   return fma(r, fma(-x, r, 1.0), r);  // Newton step
 #else
@@ -98,8 +102,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE Real ieee_sqrt(const Real& x) {
 /// sqrt(x) and 1 / sqrt(x) together (see the top of this file).
 FLUXJAC_HD FLUXJAC_FORCEINLINE void sqrt_with_reciprocal(double x, double& root, double& inverse_root) {
 #if defined(__CUDA_ARCH__)
-  double y;
-  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  double y = static_cast<double>(__nvvm_rsqrt_approx_ftz_f(static_cast<float>(x)));
   const double half_x = 0.5 * x;
   y = fma(y, fma(-half_x * y, y, 0.5), y);  // Newton steps for 1/sqrt(x): y += y (1/2 - x y^2 / 2)
   y = fma(y, fma(-half_x * y, y, 0.5), y);

@@ -124,26 +124,26 @@ struct TunedLanes : Lanes {
   static constexpr int kNodeBatch = kBatch;
 };
 
-/// \brief The start of one pass of a loop whose passes nvcc runs in full, hoisting nothing out of them: nothing for a
-/// real type that computes. The counting type (ad/counting_real.hpp) then forgets what it has done, so that the work
-/// model counts every pass in full, as Nsight Compute does (docs/tuning.md, "Hoisting dn_2's passes").
+/// \brief The start of one pass of a loop whose passes the GPU runs in full, hoisting nothing out of them: nothing
+/// for a real type that computes. The counting type (ad/counting_real.hpp) then forgets what it has done, so that
+/// the work model counts every pass in full.
 template <class Real>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void begin_unhoisted_pass(const Real&) {}
 
-/// Seeded, five passes of a one-derivative dual over the columns of one side (dn_2).
+/// \brief Seeded, five passes of a one-derivative dual over the columns of one side (dn_2).
+///
+/// The passes are unrolled: every pass evaluates the same flux values, only their seeds (and so their derivatives)
+/// differ, and nvcc then computes the values once and each pass's derivative on its own, as the counting type's
+/// reuse counts them (ad/counting_real.hpp). The device division and square root are compiler intrinsics rather than
+/// inline assembly, and the Dual entropy fix selects its value without a branch (physics/roe_flux.hpp), so that
+/// nothing in the value work stops nvcc from merging it across passes.
 template <class Scalar>
 struct SeededPasses {
   template <class Real>
   FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
-    // A loop, not unrolled: the paper's dn_2 re-runs one DualNum flux five times per thread. Since the device
-    // division, nvcc hoists none of the passes' common work out of it (ncu: dn_2 executes what dn_5 does).
-#if defined(__CUDA_ARCH__)
-#pragma unroll 1
-#endif
-    for (int column = 0; column < kBlock; ++column) {
-      begin_unhoisted_pass(scale);
+    FLUXJAC_UNROLL
+    for (int column = 0; column < kBlock; ++column)
       seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block);
-    }
   }
 };
 

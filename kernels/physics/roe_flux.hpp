@@ -15,6 +15,8 @@
 // divide_by_constant(a, c, 1 / c): a multiply by the constant inverse on the GPU.
 #pragma once
 
+#include <type_traits>
+
 #include "ad/dual.hpp"
 #include "physics/gas.hpp"
 #include "types.hpp"
@@ -35,6 +37,24 @@ using FaceNormal = BasicFaceNormal<double>;
 template <class T>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void harten_entropy_fix(T& wave_speed, const T& delta) {
   if (value_of(wave_speed) < value_of(delta)) wave_speed = 0.5 * ((wave_speed * wave_speed) / delta + delta);
+}
+
+/// \brief Harten's entropy fix on a one-derivative Dual: the operations of the generic form, bit for bit, with the
+/// fixed speed's value computed on both paths and selected, so that only the derivative branches. The value work then
+/// has no control flow, and dn_2's unrolled passes over the same values share it (kernels/assembly/lane_work.hpp,
+/// SeededPasses). Dual<5> keeps the generic form: computing the value on both paths costs dn5_2 registers.
+template <int N, class R, std::enable_if_t<N == 1, int> = 0>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void harten_entropy_fix(Dual<N, R>& wave_speed, const Dual<N, R>& delta) {
+  const R square = wave_speed.v * wave_speed.v;
+  const R inverse_delta = reciprocal(delta.v);
+  const R square_over_delta = quotient(square, delta.v, inverse_delta);
+  const R fixed = 0.5 * (square_over_delta + delta.v);
+  const bool fires = wave_speed.v < delta.v;
+  if (fires) {
+    const R square_d = wave_speed.d[0] * wave_speed.v + wave_speed.v * wave_speed.d[0];
+    wave_speed.d[0] = 0.5 * ((square_d - square_over_delta * delta.d[0]) * inverse_delta + delta.d[0]);
+  }
+  wave_speed.v = fires ? fixed : wave_speed.v;
 }
 
 /// \brief Roe flux per unit area F(left, right, n) from primitive states (the paper's Algorithm 3 input).

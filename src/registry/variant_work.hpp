@@ -42,7 +42,7 @@ struct BytesModel {
 struct LaneCounts {
   OpCounts written;     ///< every operation as the source writes it (Reuse::kEvery)
   OpCounts per_thread;  ///< once per thread: repeats within a thread reused (Reuse::kOncePerCall), except across
-                        ///< the passes the GPU runs in full (begin_unhoisted_pass: dn_2's)
+                        ///< the passes the GPU runs in full (begin_unhoisted_pass)
   LaneCounts& operator+=(const LaneCounts& o) {
     written += o.written;
     per_thread += o.per_thread;

@@ -38,7 +38,7 @@ inline constexpr GpuTuning kGpuTunings[] = {
     {"hd",      kSm90,       128,       16,          256,       128,          4,          AssemblyStrategy::kNode},
     {"dn5_2",   kSm90,       255,       16,          384,       128,          4,          AssemblyStrategy::kNode},
     {"edn5_2",  kSm90,       255,       16,          384,       128,          4,          AssemblyStrategy::kNode},
-    {"dn_2",    kSm90,       128,       16,          128,       128,          4,          AssemblyStrategy::kNode},
+    {"dn_2",    kSm90,       255,       16,          384,       128,          4,          AssemblyStrategy::kNode},
     {"dn_10",   kSm90,       128,       16,          256,       128,          4,          AssemblyStrategy::kNode},
     {"dn_5",    kSm90,       128,       16,          256,       128,          4,          AssemblyStrategy::kNode},
     {"edn_5",   kSm90,       128,       16,          256,       128,          4,          AssemblyStrategy::kNode},
