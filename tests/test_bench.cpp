@@ -136,7 +136,7 @@ TEST(BenchSweep, JsonHoldsBuildMetadataAndOneRunPerCase) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const ordered_json results = read_json(ci_sweep().json);
   EXPECT_EQ(results.at("schema"), "fluxjac-bench");
-  EXPECT_EQ(results.at("schema_version"), 2);
+  EXPECT_EQ(results.at("schema_version"), 3);
   const ordered_json& build = results.at("fluxjac");
   for (const char* key : {"version", "git_revision", "cxx_compiler", "cxx_flags", "build_type"})
     EXPECT_FALSE(build.at(key).get<std::string>().empty()) << key;
@@ -489,7 +489,7 @@ TEST(CompareResults, WrongTypesAreRejectedNamingTheKey) {
       {R"({"schema": 1, "runs": []})", R"(results.json: "schema" is a number, expected a string)"},
       {R"({"schema": ["fluxjac-bench"], "runs": []})", R"("schema" is an array, expected a string)"},
       {R"({"schema_version": "1", "runs": []})", R"("schema_version" is a string, expected a number)"},
-      {R"({"schema_version": 3, "runs": []})", "schema version 3 is newer than this fluxjac reads (2)"},
+      {R"({"schema_version": 4, "runs": []})", "schema version 4 is newer than this fluxjac reads (3)"},
       {R"({"runs": {}})", R"("runs" is an object, expected an array)"},
       {R"({"runs": [3]})", "results.json: runs[0] is a number, expected an object"},
       {R"({"device": "H100", "runs": []})", R"("device" is a string, expected an object)"},
@@ -970,6 +970,7 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "ns_per_edge",
                                            "model_bytes",
                                            "model_flops",
+                                           "model_fp64_instructions",
                                            "gb_per_s",
                                            "gflop_per_s",
                                            "roofline_fraction",
@@ -983,6 +984,10 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
   EXPECT_EQ(document.at("model").size(), 2u) << "hd and the reference";
   EXPECT_DOUBLE_EQ(document.at("model").at("hd").at("node").at("fp64_flops_per_edge").get<double>(),
                    hd_work.strategy("node").fp64_flops_per_edge());
+  EXPECT_DOUBLE_EQ(document.at("model").at("hd").at("node").at("fp64_instructions_per_edge").get<double>(),
+                   hd_work.strategy("node").fp64_instructions_per_edge());
+  EXPECT_DOUBLE_EQ(document.at("runs").at(0).at("model_fp64_instructions").get<double>(),
+                   hd_work.strategy("node").fp64_instructions_per_edge() * 5580300);
   EXPECT_DOUBLE_EQ(document.at("model").at("hd").at("edge").at("bytes_per_edge").get<double>(),
                    hd_work.strategy("edge").bytes.per_edge);
   EXPECT_TRUE(document.at("model").at("reference").contains("cpu"));
