@@ -2,12 +2,15 @@
 # gpu-check.sh — everything a GPU machine should check, in one run (its figures: docs/performance.md):
 # configure with CUDA for sm_90, build, run the whole test suite (GPU tests included), run compute-sanitizer
 # on a small mesh, generate the paper-size mesh (mixed, N=100: about 1M nodes, 5.6M edges) in rcm and random
-# order unless one is given, run every GPU variant with validation in the three Table IV modes, and write
-# CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
+# order unless one is given, run every GPU variant with validation in the three Table IV modes, then the peers
+# (scripts/peers: JAX and PyTorch differentiating the same flux) on the first mesh, checked against the Jacobian hd
+# writes there, and write CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
 #
 #   bash scripts/gpu-check.sh [MESH.h5]
 #   env: REPS (20), SANITIZE (1), N (100), SWEEP_EPB ("8 16 32 64 128": edges per block to sweep, "" for none),
-#        EXTRA_RUN_ARGS (added to every 'fluxjac run')
+#        EXTRA_RUN_ARGS (added to every 'fluxjac run'), PEERS ("jax torch": peer scripts to run, "" for none),
+#        PEER_PYTHON (python3: the Python that has JAX and PyTorch; it also runs tests/test_peer_*.py),
+#        PEER_REPS (REPS)
 #
 # $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
@@ -19,6 +22,9 @@ REPS=${REPS:-20}
 N=${N:-100}
 SANITIZE=${SANITIZE:-1}
 SWEEP_EPB=${SWEEP_EPB-8 16 32 64 128}
+PEERS=${PEERS-jax torch}
+PEER_PYTHON=$(command -v "${PEER_PYTHON:-python3}" || echo /usr/bin/python3)
+PEER_REPS=${PEER_REPS:-$REPS}
 BUILD=build-gpu
 VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
 log() { printf '\n== %s\n' "$*"; }
@@ -27,7 +33,8 @@ source scripts/device-libraries.sh  # METIS and PT-Scotch from .device/ where sc
 log "configure and build (CUDA, sm_${CMAKE_CUDA_ARCHITECTURES:-90}, Release)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" >"$OUT/configure.log" 2>&1 ||
+  -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" -DFLUXJAC_PEER_PYTHON="$PEER_PYTHON" \
+  >"$OUT/configure.log" 2>&1 ||
   { cat "$OUT/configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
 FLUXJAC="$BUILD/fluxjac"
@@ -84,6 +91,29 @@ if [[ -n "$SWEEP_EPB" ]]; then
     "$FLUXJAC" run --mesh "${meshes[0]}" --variant "$VARIANTS" --edges-per-block "$epb" --warmup 3 \
       --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb.json" 2>&1 | grep -E "^(hd|dn|edn|fluxjac)" |
       sed "s/^/epb $epb  /" | tee -a "$summary" || true
+  done
+fi
+
+if [[ -n "$PEERS" ]]; then
+  # The peers run after fluxjac, in the same process conditions, on the first mesh; each is checked against the
+  # Jacobian hd writes there and timed against hd's median in mode full above (its JSON).
+  name=$(basename "${meshes[0]}" .h5)
+  log "peers ($PEERS, $PEER_PYTHON) on $name, checked against the Jacobian hd writes"
+  "$FLUXJAC" run --mesh "${meshes[0]}" --variant hd --warmup 0 --reps 1 --no-validate -q \
+    -o "$WORK/jacobian-hd.h5" >"$OUT/peer-hd-output.log" 2>&1 || { cat "$OUT/peer-hd-output.log"; status=1; }
+  echo "== $name, peers (median of $PEER_REPS; x hd: against hd's full-mode median above)" >>"$summary"
+  for peer in $PEERS; do
+    peer_status=0
+    "$PEER_PYTHON" "scripts/peers/roe_$peer.py" --mesh "${meshes[0]}" --check "$WORK/jacobian-hd.h5" --device gpu \
+      --warmup 3 --reps "$PEER_REPS" --baseline "$OUT/$name-full.json" --json "$OUT/peer-$peer.json" \
+      >"$OUT/peer-$peer.log" 2>&1 || peer_status=$?
+    cat "$OUT/peer-$peer.log"
+    case $peer_status in
+      0) grep "^peer " "$OUT/peer-$peer.log" >>"$summary" ;;
+      77) echo "peer $peer  SKIPPED: $(grep -m1 SKIPPED "$OUT/peer-$peer.log")" >>"$summary" ;;
+      *) status=1
+         { grep "^peer " "$OUT/peer-$peer.log" || echo "peer $peer  FAILED (exit code $peer_status)"; } >>"$summary" ;;
+    esac
   done
 fi
 

@@ -425,15 +425,25 @@ TEST(BytesModel, TheStrategiesMoveWhatTheirKernelsReadAndWrite) {
   EXPECT_THROW(work_of("hd").strategy("cpu"), Error);
 }
 
-TEST(Floor, IsTheSlowerOfMovingTheBytesAndDoingTheFlops) {
+TEST(Floor, IsTheSlowerOfMovingTheBytesAndIssuingTheFp64Instructions) {
   const VariantWork hd = work_of("hd");  // a copy: GCC 13 warns on a reference bound through a temporary name
   const StrategyWork& node = hd.strategy("node");
   const double nodes = 1030301, edges = 5580300, blocks = 2 * edges;
   const double memory = node.bytes.bytes(nodes, edges, blocks) / 3000e9;
-  const double arithmetic = node.fp64_flops_per_edge() * edges / 33000e9;
+  // 33 TFLOP/s of FMAs is 16.5 T instructions/s: a DADD or DMUL holds the pipe as long as a DFMA.
+  const double arithmetic = node.fp64_instructions_per_edge() * edges / 16500e9;
+  EXPECT_DOUBLE_EQ(fp64_instruction_rate(33000), 16500);
   EXPECT_DOUBLE_EQ(node.floor_seconds(nodes, edges, blocks, 3000, 33000), std::max(memory, arithmetic));
-  // A device ten times slower at FP64 turns the floor arithmetic-bound.
+  // A device a thousand times slower at FP64 turns the floor arithmetic-bound.
   EXPECT_DOUBLE_EQ(node.floor_seconds(nodes, edges, blocks, 3000, 33), arithmetic * 1000);
+  // Instructions, not flops: the floor is above flops / flop rate unless every instruction is an FMA.
+  EXPECT_GT(node.floor_seconds(nodes, edges, blocks, 3000, 33), node.fp64_flops_per_edge() * edges / 33e9);
+  for (const std::string& name : kGpuVariants) {
+    const StrategyWork& strategy = work_of(name).strategy("node");
+    EXPECT_DOUBLE_EQ(strategy.floor_seconds(nodes, edges, blocks, 1e9, 33),
+                     strategy.fp64_instructions_per_edge() * edges / 16.5e9)
+        << name << ": FP64-bound on a device of unlimited bandwidth";
+  }
   EXPECT_EQ(node.floor_seconds(nodes, edges, blocks, 0, 33000), 0.0) << "no ceiling, no floor";
   // The node strategy's flops add its Adiag sums to the lanes'; the edge strategy's its sign multiplies.
   EXPECT_EQ(node.fp64_flops_per_edge(), fp64_flops(node.lanes.per_thread) + 2 * 25);

@@ -67,8 +67,8 @@ ordered_json device_json(const std::optional<DeviceCeilings>& device) {
           {"fp64_gflops", device->fp64_gflops}};
 }
 
-/// The work model of every variant the document's runs use: per strategy its FP64 flops per edge and its bytes
-/// per edge, per off-diagonal block and per node (src/registry/variant_work.hpp).
+/// The work model of every variant the document's runs use: per strategy its FP64 flops and instructions per edge
+/// and its bytes per edge, per off-diagonal block and per node (src/registry/variant_work.hpp).
 ordered_json model_json(const std::vector<RunRecord>& records) {
   ordered_json model = ordered_json::object();
   for (const RunRecord& r : records) {
@@ -76,6 +76,7 @@ ordered_json model_json(const std::vector<RunRecord>& records) {
     ordered_json strategies = ordered_json::object();
     for (const auto& [name, work] : r.variant.work.strategies)
       strategies[name] = {{"fp64_flops_per_edge", work.fp64_flops_per_edge()},
+                          {"fp64_instructions_per_edge", work.fp64_instructions_per_edge()},
                           {"bytes_per_edge", work.bytes.per_edge},
                           {"bytes_per_block", work.bytes.per_block},
                           {"bytes_per_node", work.bytes.per_node},
@@ -219,6 +220,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"ns_per_edge", if_ok(r.ns_per_edge)},
          {"model_bytes", work.bytes},
          {"model_flops", work.flops},
+         {"model_fp64_instructions", work.fp64_instructions},
          {"gb_per_s", if_ok(r.gbytes_per_s)},
          {"gflop_per_s", if_ok(r.gflops_per_s)},
          {"roofline_fraction", r.roofline_fraction > 0 ? ordered_json(r.roofline_fraction) : ordered_json()},

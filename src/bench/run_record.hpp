@@ -19,7 +19,7 @@
 namespace fluxjac {
 
 /// Version of the result JSON layout (docs/bench-json.md); bump on incompatible changes.
-inline constexpr int kResultSchemaVersion = 2;
+inline constexpr int kResultSchemaVersion = 3;
 /// The `schema` member of every result file.
 inline constexpr const char* kResultSchema = "fluxjac-bench";
 

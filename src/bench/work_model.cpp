@@ -19,6 +19,7 @@ WorkEstimate estimate_work(const WorkCase& work_case, const std::optional<Device
   const auto blocks = static_cast<double>(work_case.n_blocks);
   work.bytes = strategy.bytes.bytes(nodes, edges, blocks);
   work.flops = strategy.fp64_flops_per_edge() * edges;
+  work.fp64_instructions = strategy.fp64_instructions_per_edge() * edges;
   if (device)
     work.floor_ms = 1e3 * strategy.floor_seconds(nodes, edges, blocks, device->copy_bandwidth_gbs, device->fp64_gflops);
   return work;

@@ -21,16 +21,19 @@ struct WorkCase {
 
 /// \brief Minimum traffic and arithmetic of one assembly, and the floor time they imply.
 struct WorkEstimate {
-  double bytes = 0.0;     ///< bytes the assembly must move (zeroing of Adiag excluded: it is timed apart)
-  double flops = 0.0;     ///< FP64 flops (an FMA counts two, like the device probe's rate)
-  double floor_ms = 0.0;  ///< max(bytes / copy bandwidth, flops / FP64 rate); 0 without measured ceilings
+  double bytes = 0.0;              ///< bytes the assembly must move (zeroing of Adiag excluded: it is timed apart)
+  double flops = 0.0;              ///< FP64 flops (an FMA counts two, like the device probe's rate)
+  double fp64_instructions = 0.0;  ///< FP64 instructions (DFMA, DADD, DMUL: one each; sequences for / and sqrt)
+  /// max(bytes / copy bandwidth, FP64 instructions / FP64 instruction rate), the instruction rate half the
+  /// measured FMA flop rate; 0 without measured ceilings
+  double floor_ms = 0.0;
 
   /// \brief floor_ms / measured_ms: how close a measured time comes to the floor; 0 when either is unknown.
   double fraction_of_floor(double measured_ms) const;
 };
 
 /// \brief The work of `work_case` from the variant's declared work (src/registry/variant_work.hpp: bytes per
-/// strategy from the arrays its kernels read and write, FP64 flops counted by running its own lane work on
+/// strategy from the arrays its kernels read and write, FP64 operations counted by running its own lane work on
 /// CountingReal); the floor only when `device` holds measured ceilings. An unknown variant has no work (zeros).
 WorkEstimate estimate_work(const WorkCase& work_case, const std::optional<DeviceCeilings>& device);
 

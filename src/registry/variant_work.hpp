@@ -60,11 +60,13 @@ struct StrategyWork {
 
   /// \brief FP64 flops per edge (an FMA is two flops, as in the device probe's rate).
   double fp64_flops_per_edge() const { return fp64_flops(ops()); }
-  /// \brief Estimated FP64 instructions per edge (Nsight Compute's unit: a DFMA is one). Divided by half the
-  /// FP64 flop rate, it gives a tighter FP64 bound than the flops (docs/performance.md, "The floor of a variant").
+  /// \brief Estimated FP64 instructions per edge (Nsight Compute's unit: a DFMA, DADD or DMUL is one; a division or
+  /// square root the instructions of its sequence). The floor's FP64 work.
   double fp64_instructions_per_edge() const { return fp64_instructions(ops()); }
   /// \brief Lower bound of the time of one assembly: the slower of moving its bytes at the copy bandwidth and
-  /// doing its flops at the FP64 rate (both measured by the device probe in the same process).
+  /// issuing its FP64 instructions at the FP64 instruction rate, half the FMA flop rate `fp64_gflops` (both
+  /// measured by the device probe in the same process). The FP64 pipe takes a DADD or DMUL as long as a DFMA, so
+  /// flops / flop rate would hold only for a kernel of FMAs alone (docs/performance.md, "The floor of a variant").
   double floor_seconds(double n_nodes, double n_edges, double n_blocks, double copy_gbs, double fp64_gflops) const;
 };
 
@@ -80,6 +82,9 @@ struct VariantWork {
   /// \brief The work of a strategy by name; throws Error (usage) if the variant has no such strategy.
   const StrategyWork& strategy(const std::string& name) const;
 };
+
+/// \brief FP64 instructions per second (/ 1e9) from the FMA flop rate (/ 1e9): an FMA is one instruction, two flops.
+constexpr double fp64_instruction_rate(double fp64_gflops) { return 0.5 * fp64_gflops; }
 
 /// \brief The edge every variant's work is counted on: near the generated meshes' freestream (Mach 0.8, speed of
 /// sound 1) with a small jump, and a normal at which no wave speed needs Harten's entropy fix on either side (the
