@@ -33,13 +33,17 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
     if (!extras.boundary_nodes.empty())
       h5::write_raw(file, kBoundaryNodes, H5T_STD_U8LE, H5T_NATIVE_UINT8, extras.boundary_nodes.data(),
                     extras.boundary_nodes.size(), {mesh.n_nodes});
-    if (extras.cells)
-      for (int i = 0; i < 4; ++i)
-        h5::write_attribute(file, kMeshGroup, kCountAttributes[i], (*extras.cells).*kCountFields[i]);
-    if (!extras.source.empty()) h5::write_attribute(file, kMeshGroup, "source", extras.source);
-    if (!extras.order.empty()) h5::write_attribute(file, kMeshGroup, "order", extras.order);
+    write_edge_mesh_extra_attributes(file, extras);
     if (add_more) add_more(file);
   });
+}
+
+void write_edge_mesh_extra_attributes(const h5::File& file, const EdgeMeshExtras& extras) {
+  if (extras.cells)
+    for (int i = 0; i < 4; ++i)
+      h5::write_attribute(file, kMeshGroup, kCountAttributes[i], (*extras.cells).*kCountFields[i]);
+  if (!extras.source.empty()) h5::write_attribute(file, kMeshGroup, "source", extras.source);
+  if (!extras.order.empty()) h5::write_attribute(file, kMeshGroup, "order", extras.order);
 }
 
 EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes) {

@@ -45,6 +45,10 @@ void write_edge_mesh_with_extras(const std::string& path, const EdgeMesh& mesh, 
                                  const EdgeMeshExtras& extras,
                                  const std::function<void(const h5::File&)>& add_more = {});
 
+/// \brief Writes the extras that are /mesh attributes (cell counts, source, order) into an open file whose /mesh
+/// group exists; the boundary flags are a dataset, written by the caller (whole or by rows).
+void write_edge_mesh_extra_attributes(const h5::File& file, const EdgeMeshExtras& extras);
+
 /// \brief Reads the extras of an edge-mesh file whose mesh has n_nodes nodes; absent ones stay empty.
 /// Error(kInvalidInput) when /mesh/boundary_nodes is not uint8 [n_nodes] or holds values other than 0 and 1.
 EdgeMeshExtras read_edge_mesh_extras(const std::string& path, std::int64_t n_nodes);

@@ -117,6 +117,20 @@ std::optional<AvailableMemory> available_memory() {
   return room;
 }
 
+std::int64_t peak_resident_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    std::int64_t kilobytes = 0;
+    if (fields >> kilobytes) return kilobytes * 1024;
+  }
+  struct rusage usage {};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  return 0;
+}
+
 std::string format_bytes(double bytes) {
   constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int unit = 0;

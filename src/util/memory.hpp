@@ -20,6 +20,10 @@ struct AvailableMemory {
 /// when none of them can be read.
 std::optional<AvailableMemory> available_memory();
 
+/// \brief The peak resident set of this process so far, in bytes: VmHWM of /proc/self/status, or getrusage's
+/// ru_maxrss where that is missing; 0 when neither can be read.
+std::int64_t peak_resident_bytes();
+
 /// \brief Bytes for messages: "512.0 MiB", "12.3 GiB", "1.1 TiB".
 std::string format_bytes(double bytes);
 
