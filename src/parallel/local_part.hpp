@@ -109,6 +109,25 @@ struct LocalPart {
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
                           const Note& note);
 
+/// \brief What a rank made of its own part itself (the box generator in parts), in the numbering of the whole mesh:
+/// it owns the consecutive ids [first_owned, first_owned + owned), ranks in order.
+struct OwnPart {
+  std::int64_t global_nodes = 0, global_edges = 0;
+  std::int64_t first_owned = 0;
+  EdgeMesh edges;                   ///< every edge with an owned end, in global ids, sorted by (L, R)
+  std::vector<double> owned_state;  ///< [owned][5], in id order
+  double gamma = 1.4;
+  std::vector<std::int64_t> ghosts;       ///< ascending: the other ends of its edges
+  std::vector<std::int64_t> ghost_owner;  ///< [ghosts]
+};
+
+/// \brief The rank's LocalPart from a part it made itself (collective): local numbering, the check that the parts
+/// together hold every edge at both ends, the halo plan, the ghost states and the partition's figures, as
+/// read_local_part gives them from a partitioned file; `source` names how the parts were made, `name` the mesh in
+/// messages; the partition line goes to note (rank 0).
+LocalPart make_local_part(const Communicator& comm, OwnPart own, const std::string& source, const std::string& name,
+                          const Note& note);
+
 /// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,
 /// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
 void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
