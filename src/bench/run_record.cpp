@@ -85,6 +85,18 @@ ordered_json model_json(const std::vector<RunRecord>& records) {
   return model;
 }
 
+/// The steps that made the parts (generation in parts): each step's slowest-rank seconds and the ranks' peak host
+/// memory after it; null when the parts were read.
+ordered_json steps_json(const std::vector<GenerationStep>& steps) {
+  if (steps.empty()) return nullptr;
+  ordered_json list = ordered_json::array();
+  for (const GenerationStep& step : steps)
+    list.push_back({{"step", step.name},
+                    {"seconds", step.seconds},
+                    {"peak_host_bytes", {{"min", step.peak_min}, {"mean", step.peak_mean}, {"max", step.peak_max}}}});
+  return list;
+}
+
 /// The many-rank figures of a record, null for a single process.
 ordered_json parallel_json(const RunRecord& r) {
   const ParallelFigures& p = r.parallel;
@@ -101,7 +113,8 @@ ordered_json parallel_json(const RunRecord& r) {
                                                    {"ghosts_max", part.ghosts_max},
                                                    {"ghosts_total", part.ghosts_total},
                                                    {"edge_imbalance", part.edge_imbalance},
-                                                   {"node_imbalance", part.node_imbalance}}
+                                                   {"node_imbalance", part.node_imbalance},
+                                                   {"steps", steps_json(part.steps)}}
                                     : ordered_json()},
           {"scaling", p.scaling.empty() ? ordered_json() : ordered_json(p.scaling)},
           {"efficiency", p.efficiency > 0 ? ordered_json(p.efficiency) : ordered_json()},

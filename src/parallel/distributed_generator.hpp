@@ -27,14 +27,6 @@
 
 namespace fluxjac {
 
-/// One step of the generation: the slowest rank's time and the peak resident set of every rank after it.
-struct GenerationStep {
-  std::string name;
-  double seconds = 0;  ///< the slowest rank's
-  std::int64_t peak_min = 0, peak_max = 0;
-  double peak_mean = 0;
-};
-
 /// \brief "nodes and cells 1.20 s, peak host memory per rank 101.2 MiB / 104.0 MiB / 110.3 MiB (min / mean / max)".
 std::string step_text(const GenerationStep& step);
 

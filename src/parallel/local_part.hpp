@@ -41,14 +41,24 @@ struct PartFigures {
   std::int64_t cut_edges = 0;    ///< local edges with a ghost end
 };
 
+/// One step of making the ranks' parts (generation in parts): the slowest rank's time and the peak resident set of
+/// every rank after it.
+struct GenerationStep {
+  std::string name;
+  double seconds = 0;  ///< the slowest rank's
+  std::int64_t peak_min = 0, peak_max = 0;
+  double peak_mean = 0;
+};
+
 /// \brief Partition figures over all ranks, for the report.
 struct PartitionSummary {
   int ranks = 1;
   std::string source;
   std::int64_t edge_cut = 0;  ///< edges whose ends lie on different ranks
   std::int64_t ghosts_min = 0, ghosts_max = 0, ghosts_total = 0;
-  double edge_imbalance = 1.0;  ///< max local edges / mean local edges
-  double node_imbalance = 1.0;  ///< max owned nodes / mean owned nodes
+  double edge_imbalance = 1.0;        ///< max local edges / mean local edges
+  double node_imbalance = 1.0;        ///< max owned nodes / mean owned nodes
+  std::vector<GenerationStep> steps;  ///< how the parts were made, when generated in parts; empty otherwise
 };
 
 /// \brief Where a rank's part lies in the whole mesh, and how its ghosts are refreshed. Read it through the
