@@ -648,10 +648,11 @@ TEST(MpiFailure, AFileSizeLimitOnARankWithoutATemporaryIsAnErrorNotASignal) {
   EXPECT_EQ(files_in(dir), 1u) << "only the mesh: no temporary left behind";
 }
 
-TEST(MpiBadInput, CommandsOtherThanRunAndBenchSayToRunWithoutMpirun) {
+TEST(MpiBadInput, CommandsOtherThanRunBenchAndMeshGenSayToRunWithoutMpirun) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;
-  const CommandResult result = run_fluxjac_mpi(2, fmt::format("mesh gen --kind tet --n 2 -o '{}'", dir.file("m.h5")));
+  const CommandResult result =
+      run_fluxjac_mpi(2, fmt::format("mesh dual '{}' -o '{}'", dir.file("e.h5"), dir.file("m.h5")));
   EXPECT_EQ(result.exit_code, 3) << result.output;
   EXPECT_NE(result.output.find("without mpirun"), std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("m.h5")));

@@ -45,10 +45,14 @@ void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, Mes
 
 PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
                           const std::string& order, const Note& note, const Communicator& comm) {
+  return prepare_part(name, file, state_file, order, read_local_part(comm, file, state_file, note), note, comm);
+}
+
+PreparedMesh prepare_part(const std::string& name, const std::string& file, const std::string& state_file,
+                          const std::string& order, LocalPart part, const Note& note, const Communicator& comm) {
   PreparedMesh prepared;
   prepared.comm = &comm;
   prepared.state_file = state_file.empty() ? file : state_file;
-  LocalPart part = read_local_part(comm, file, state_file, note);
   prepared.mesh = std::move(part.mesh);
   prepared.state = std::move(part.state);
   prepared.layout = std::move(part.layout);

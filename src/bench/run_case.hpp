@@ -41,6 +41,12 @@ struct PreparedMesh {
 PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
                           const std::string& order, const Note& note, const Communicator& comm = Communicator::world());
 
+/// \brief prepare_mesh on a part the rank already has (a generator spec generated in parts under mpirun:
+/// generate_box_mesh_part); file names the mesh in the records.
+PreparedMesh prepare_part(const std::string& name, const std::string& file, const std::string& state_file,
+                          const std::string& order, LocalPart part, const Note& note,
+                          const Communicator& comm = Communicator::world());
+
 /// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
 /// the owned rows are the reference (all rows on one process).
 struct ReferenceJacobian {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "parallel/distributed_generator.hpp"
 #include "reference/reference.hpp"
 #include "util/error.hpp"
 #include "util/note.hpp"
@@ -253,10 +254,18 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       reference.reset();
       mesh.reset();
       const MeshSource& source = plan.meshes[sweep_case.mesh];
-      comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
-        if (comm.is_root()) ensure_mesh_file(source, observer.note);
-      });
-      mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note, comm);
+      if (comm.distributed() && source.spec && config.state.empty()) {
+        // Each rank generates its own part of the box: no file, no rank holding the whole mesh.
+        GeneratedPart generated = generate_box_mesh_part(comm, *source.spec, false, observer.note);
+        generated.part.partition.steps = std::move(generated.steps);
+        mesh =
+            prepare_part(source.name, "", config.state, source.order, std::move(generated.part), observer.note, comm);
+      } else {
+        comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
+          if (comm.is_root()) ensure_mesh_file(source, observer.note);
+        });
+        mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note, comm);
+      }
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
         return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull && runs(c);
       });

@@ -18,7 +18,11 @@
 #include "mesh/generator.hpp"
 #include "mesh/mesh_dual.hpp"
 #include "mesh/ordering.hpp"
+#include "parallel/distributed_generator.hpp"
+#include "parallel/part_writer.hpp"
 #include "util/error.hpp"
+#include "util/memory.hpp"
+#include "util/note.hpp"
 #include "util/output_paths.hpp"
 
 namespace fluxjac {
@@ -56,10 +60,42 @@ struct MeshGenOptions {
   bool quiet = false;
 };
 
+/// `mesh gen` under mpirun: each rank generates its slab and writes its rows of one partitioned file.
+int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const Note note = options.quiet || !comm.is_root()
+                        ? Note()
+                        : Note([](const std::string& line) { std::fprintf(stderr, "[mesh gen] %s\n", line.c_str()); });
+  GeneratedPart generated = generate_box_mesh_part(comm, options.spec, true, note);
+  const auto write_start = std::chrono::steady_clock::now();
+  EdgeMeshExtras extras;
+  extras.boundary_nodes = std::move(generated.on_boundary);
+  extras.cells = generated.cells;
+  extras.order = to_string(options.spec.order);
+  write_partitioned_file(comm, generated.part, generated.original_ids, options.output,
+                         generated_parts_method(options.spec, comm.size()), extras,
+                         [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
+  const SetupStep write = finish_step(comm, "write", write_start);
+  say(note, "generate: " + step_line(write));
+  const double seconds = comm.max(seconds_since(start));
+  const RankLayout& layout = generated.part.layout;
+  if (comm.is_root())
+    fmt::print(
+        "{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {} within each of "
+        "{} parts, edge cut {}, {:.1f} s, peak host memory per rank {} (max)\n",
+        options.output, layout.global_nodes, layout.global_edges,
+        double(layout.global_edges) / double(layout.global_nodes), generated.cells.tetrahedra, generated.cells.prisms,
+        options.order, comm.size(), generated.part.partition.edge_cut, seconds,
+        format_bytes(write.peak_bytes.max));
+  return 0;
+}
+
 int generate(MeshGenOptions options) {
-  check_output_paths({}, {{"--output", options.output}});
+  // Under mpirun every rank checks the output (rank 0 writes the file, every rank its rows): all fail alike.
+  Communicator::world().agree([&] { check_output_paths({}, {{"--output", options.output}}); });
   options.spec.kind = parse_mesh_kind(options.kind);
   options.spec.order = parse_node_ordering(options.order);
+  if (Communicator::world().distributed()) return generate_in_parts(Communicator::world(), options);
   const StageReporter report("mesh gen", options.quiet);
   const GeneratedMesh generated = generate_box_mesh(options.spec, std::cref(report));
   write_generated_mesh(options.output, generated, options.spec);

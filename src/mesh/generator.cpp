@@ -74,10 +74,13 @@ struct BoxNodes {
   std::vector<std::uint8_t> on_boundary;
 };
 
-BoxNodes make_box_nodes(const BoxMeshSpec& spec) {
+/// The nodes of the held planes [slab.first_held, slab.end_held) (all of them: the whole box), local id = natural id
+/// - slab.first_node().
+BoxNodes make_box_nodes(const BoxMeshSpec& spec, const BoxSlab& slab) {
   const int n = spec.n;
   const std::int64_t side = n + 1;
-  const std::int64_t n_nodes = side * side * side;
+  const std::int64_t first_node = slab.first_node();
+  const std::int64_t n_nodes = side * side * (slab.end_held - slab.first_held);
   const std::vector<double> z_levels = box_z_levels(spec);
   const double spacing = 1.0 / n;
   BoxNodes nodes;
@@ -85,48 +88,57 @@ BoxNodes make_box_nodes(const BoxMeshSpec& spec) {
   nodes.displacement.assign(3 * static_cast<std::size_t>(n_nodes), 0.0);
   nodes.on_boundary.resize(static_cast<std::size_t>(n_nodes));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < side; ++k) {
+  for (std::int64_t k = slab.first_held; k < slab.end_held; ++k) {
     const double z_spacing =
         k == 0 || k == n ? 0.0 : std::min(z_levels[k] - z_levels[k - 1], z_levels[k + 1] - z_levels[k]);
     for (std::int64_t j = 0; j < side; ++j) {
       for (std::int64_t i = 0; i < side; ++i) {
-        const std::int64_t node = i + side * (j + side * k);
+        const std::int64_t global = i + side * (j + side * k);
+        const std::int64_t node = global - first_node;
         nodes.coords[3 * node] = i == n ? 1.0 : static_cast<double>(i) * spacing;
         nodes.coords[3 * node + 1] = j == n ? 1.0 : static_cast<double>(j) * spacing;
         nodes.coords[3 * node + 2] = z_levels[k];
         const bool boundary = i == 0 || j == 0 || k == 0 || i == n || j == n || k == n;
         nodes.on_boundary[node] = boundary ? 1 : 0;
         if (boundary) continue;
-        nodes.displacement[3 * node] = spec.jitter * spacing * signed_unit_random(spec.seed, node, 0);
-        nodes.displacement[3 * node + 1] = spec.jitter * spacing * signed_unit_random(spec.seed, node, 1);
-        nodes.displacement[3 * node + 2] = spec.jitter * z_spacing * signed_unit_random(spec.seed, node, 2);
+        nodes.displacement[3 * node] = spec.jitter * spacing * signed_unit_random(spec.seed, global, 0);
+        nodes.displacement[3 * node + 1] = spec.jitter * spacing * signed_unit_random(spec.seed, global, 1);
+        nodes.displacement[3 * node + 2] = spec.jitter * z_spacing * signed_unit_random(spec.seed, global, 2);
       }
     }
   }
   return nodes;
 }
 
-void make_box_cells(const BoxMeshSpec& spec, ElementMesh& elements) {
+/// The cells of the held layers [slab.first_held, slab.end_held - 1), tetrahedra then prisms, each block in the
+/// order of the whole box's (so local cell ids ascend with the whole box's), vertices in local ids.
+void make_box_cells(const BoxMeshSpec& spec, const BoxSlab& slab, ElementMesh& elements) {
   const int n = spec.n;
   const std::int64_t side = n + 1;
+  const std::int64_t first_node = slab.first_node();
   const int prism_layers = prism_layer_count(spec);
+  const std::int64_t first_layer = slab.first_held, end_layer = slab.end_held - 1;
+  const std::int64_t first_prism = std::min<std::int64_t>(first_layer, prism_layers);
+  const std::int64_t end_prism = std::min<std::int64_t>(end_layer, prism_layers);
+  const std::int64_t first_tet = std::max<std::int64_t>(first_layer, prism_layers);
+  const std::int64_t end_tet = std::max<std::int64_t>(end_layer, prism_layers);
   const std::int64_t cells_per_layer = static_cast<std::int64_t>(n) * n;
-  elements.prisms.resize(static_cast<std::size_t>(cells_per_layer * prism_layers * 2 * 6));
-  elements.tetrahedra.resize(static_cast<std::size_t>(cells_per_layer * (n - prism_layers) * 6 * 4));
+  elements.prisms.resize(static_cast<std::size_t>(cells_per_layer * (end_prism - first_prism) * 2 * 6));
+  elements.tetrahedra.resize(static_cast<std::size_t>(cells_per_layer * (end_tet - first_tet) * 6 * 4));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
+  for (std::int64_t k = first_layer; k < end_layer; ++k) {
     for (std::int64_t j = 0; j < n; ++j) {
       for (std::int64_t i = 0; i < n; ++i) {
         node_index corner[8];
         for (int c = 0; c < 8; ++c)
-          corner[c] =
-              static_cast<node_index>((i + (c & 1)) + side * ((j + ((c >> 1) & 1)) + side * (k + ((c >> 2) & 1))));
+          corner[c] = static_cast<node_index>((i + (c & 1)) +
+                                              side * ((j + ((c >> 1) & 1)) + side * (k + ((c >> 2) & 1))) - first_node);
         if (k < prism_layers) {
-          node_index* prism = &elements.prisms[12 * ((k * n + j) * n + i)];
+          node_index* prism = &elements.prisms[12 * (((k - first_prism) * n + j) * n + i)];
           for (int p = 0; p < 2; ++p)
             for (int v = 0; v < 6; ++v) prism[6 * p + v] = corner[kPrismSplit[p][v]];
         } else {
-          node_index* tetrahedron = &elements.tetrahedra[24 * (((k - prism_layers) * n + j) * n + i)];
+          node_index* tetrahedron = &elements.tetrahedra[24 * (((k - first_tet) * n + j) * n + i)];
           for (int t = 0; t < 6; ++t)
             for (int v = 0; v < 4; ++v) tetrahedron[4 * t + v] = corner[kKuhnTetrahedra[t][v]];
         }
@@ -136,8 +148,12 @@ void make_box_cells(const BoxMeshSpec& spec, ElementMesh& elements) {
 }
 
 /// Applies the jitter, halving it (and after kHalvings rounds removing it) on the nodes of invalid cells
-/// until every cell is valid. Returns the number of nodes whose jitter was reduced.
-std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements) {
+/// until every cell is valid. Only the slab's owned nodes [owned_begin, owned_end) (local ids) are scaled here; the
+/// others take their owners' scales from sync between rounds, and the rounds go on while any part has an invalid
+/// cell, so every node ends with the scale the whole box gives it. Returns the number of owned nodes whose jitter
+/// was reduced.
+std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements, std::int64_t owned_begin,
+                          std::int64_t owned_end, const JitterSync& sync) {
   constexpr int kHalvings = 8;
   const std::int64_t n_nodes = elements.n_nodes;
   std::vector<double> scale(static_cast<std::size_t>(n_nodes), 1.0);
@@ -147,20 +163,22 @@ std::int64_t apply_jitter(const BoxNodes& nodes, ElementMesh& elements) {
     for (std::int64_t i = 0; i < 3 * n_nodes; ++i)
       elements.coords[i] = nodes.coords[i] + scale[i / 3] * nodes.displacement[i];
     const std::vector<std::int64_t> invalid = find_invalid_cells(elements);
-    if (invalid.empty()) break;
+    const bool any_invalid = sync.any ? sync.any(!invalid.empty()) : !invalid.empty();
+    if (!any_invalid) break;
     std::vector<std::uint8_t> in_invalid_cell(static_cast<std::size_t>(n_nodes), 0);
     for (std::int64_t id : invalid) {
       const CellRef cell = cell_at(elements, id);
       for (int v = 0; v < vertex_count(cell.type); ++v) in_invalid_cell[cell.vertices[v]] = 1;
     }
-    for (std::int64_t i = 0; i < n_nodes; ++i) {
+    for (std::int64_t i = owned_begin; i < owned_end; ++i) {
       if (!in_invalid_cell[i]) continue;
       scale[i] = round < kHalvings ? 0.5 * scale[i] : 0.0;
       reduced[i] = 1;
     }
+    if (sync.refresh) sync.refresh(scale);
   }
   std::int64_t count = 0;
-  for (std::uint8_t flag : reduced) count += flag;
+  for (std::int64_t i = owned_begin; i < owned_end; ++i) count += reduced[i];
   return count;
 }
 
@@ -185,21 +203,32 @@ double bump_shape(const SpeedBump& bump, const double* x) {
   return std::exp(-0.5 * q * q);
 }
 
-/// build_box_elements with a progress report at the start of the node and cell stages.
-ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec, const MeshProgress& progress,
-                                         std::vector<std::uint8_t>* on_boundary, std::int64_t* n_jitter_reduced) {
+/// build_box_slab_elements with a progress report at the start of the node and cell stages.
+ElementMesh build_slab_elements_reporting(const BoxMeshSpec& spec, const BoxSlab& slab, const JitterSync& sync,
+                                          const MeshProgress& progress, std::vector<std::uint8_t>* on_boundary,
+                                          std::int64_t* n_jitter_reduced) {
   validate_box_mesh_spec(spec);
   report_stage(progress, "nodes", 0.0);
-  BoxNodes nodes = make_box_nodes(spec);
+  BoxNodes nodes = make_box_nodes(spec, slab);
   ElementMesh elements;
   elements.n_nodes = static_cast<std::int64_t>(nodes.on_boundary.size());
   elements.coords = nodes.coords;
   report_stage(progress, "cells", 0.05);
-  make_box_cells(spec, elements);
-  const std::int64_t reduced = spec.jitter > 0.0 ? apply_jitter(nodes, elements) : 0;
+  make_box_cells(spec, slab, elements);
+  const std::int64_t plane = static_cast<std::int64_t>(spec.n + 1) * (spec.n + 1);
+  const std::int64_t reduced = spec.jitter > 0.0
+                                   ? apply_jitter(nodes, elements, plane * (slab.first_plane - slab.first_held),
+                                                  plane * (slab.end_plane - slab.first_held), sync)
+                                   : 0;
   if (n_jitter_reduced) *n_jitter_reduced = reduced;
   if (on_boundary) *on_boundary = std::move(nodes.on_boundary);
   return elements;
+}
+
+/// build_box_elements with a progress report at the start of the node and cell stages.
+ElementMesh build_box_elements_reporting(const BoxMeshSpec& spec, const MeshProgress& progress,
+                                         std::vector<std::uint8_t>* on_boundary, std::int64_t* n_jitter_reduced) {
+  return build_slab_elements_reporting(spec, whole_box_slab(spec), {}, progress, on_boundary, n_jitter_reduced);
 }
 
 // ---- memory ------------------------------------------------------------------------------------------------
@@ -246,8 +275,18 @@ MeshKind parse_mesh_kind(const std::string& text) { return parse_named(text, kMe
 
 std::string mesh_kind_names() { return name_list(kMeshKinds); }
 
-double estimate_box_mesh_bytes(const BoxMeshSpec& spec) {
-  const BoxMeshSizes size = box_mesh_sizes(spec);
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts) {
+  BoxMeshSizes size = box_mesh_sizes(spec);
+  if (parts > 1 && parts <= spec.n + 1) {
+    const std::vector<int> planes = box_slab_planes(spec, parts);
+    int held = 0;
+    for (int r = 0; r < parts; ++r) {
+      const BoxSlab slab = box_slab(spec, planes[r], planes[r + 1]);
+      held = std::max(held, slab.end_held - slab.first_held);
+    }
+    const double share = static_cast<double>(held) / (spec.n + 1);
+    size = {size.nodes * share, size.cells * share, size.vertex_ids * share, size.edges * share};
+  }
   // Bytes per node, cell, vertex id and edge of the arrays alive together at each stage.
   // Nodes and cells: grid and jitter (49/node), coordinates (24), jitter scale and flags (10), cell vertices
   // (4/id), invalid-cell flags (1/cell).
@@ -263,20 +302,21 @@ double estimate_box_mesh_bytes(const BoxMeshSpec& spec) {
   return kProgramBytes + kAllocatorSlack * std::max({cells_stage, dual_stage, ordering_stage, state_stage});
 }
 
-void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<AvailableMemory>& available) {
+void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<AvailableMemory>& available, int parts) {
   if (!available) return;
-  const double needed = estimate_box_mesh_bytes(spec);
+  const double needed = estimate_box_mesh_bytes(spec, parts);
   const double have = static_cast<double>(available->bytes);
   if (needed <= have) return;
   BoxMeshSpec smaller = spec;
-  while (smaller.n > 1 && estimate_box_mesh_bytes(smaller) > have) --smaller.n;
-  const std::string advice = estimate_box_mesh_bytes(smaller) <= have
+  while (smaller.n > parts && estimate_box_mesh_bytes(smaller, parts) > have) --smaller.n;
+  const std::string advice = estimate_box_mesh_bytes(smaller, parts) <= have
                                  ? fmt::format("use n <= {} here, or a machine with more memory", smaller.n)
                                  : std::string("free some memory or use a machine with more");
   fail(ExitCode::kUsage,
-       "box mesh {} n = {} ({} order): generating it needs about {} of memory at its peak, but {} is available "
+       "box mesh {} n = {} ({} order): generating it needs about {} of memory at its peak{}, but {} is available "
        "({}): {}",
-       to_string(spec.kind), spec.n, to_string(spec.order), format_bytes(needed), format_bytes(have), available->source,
+       to_string(spec.kind), spec.n, to_string(spec.order), format_bytes(needed),
+       parts > 1 ? fmt::format(" on each of {} ranks", parts) : std::string(), format_bytes(have), available->source,
        advice);
 }
 
@@ -314,6 +354,52 @@ std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
   z[0] = 0.0;
   z[n] = 1.0;
   return z;
+}
+
+BoxSlab whole_box_slab(const BoxMeshSpec& spec) { return {0, spec.n + 1, 0, spec.n + 1, spec.n}; }
+
+BoxSlab box_slab(const BoxMeshSpec& spec, int first_plane, int end_plane) {
+  return {first_plane, end_plane, std::max(0, first_plane - 1), std::min(spec.n + 1, end_plane + 1), spec.n};
+}
+
+std::vector<double> box_plane_work(const BoxMeshSpec& spec) {
+  const double n = spec.n, side = n + 1;
+  const int prism_layers = prism_layer_count(spec);
+  const double in_plane = 2 * n * side + n * n;  // x and y axis edges, xy diagonals
+  const auto between = [&](int layer) {          // edges from plane layer to plane layer + 1
+    if (layer < 0 || layer >= spec.n) return 0.0;
+    return side * side + (layer >= prism_layers ? 2 * n * side + n * n : 0.0);
+  };
+  std::vector<double> work(static_cast<std::size_t>(spec.n) + 1);
+  for (int k = 0; k <= spec.n; ++k) work[k] = side * side + 2 * in_plane + between(k - 1) + between(k);
+  return work;
+}
+
+std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts) {
+  const int planes = spec.n + 1;
+  if (parts < 1 || parts > planes)
+    fail(ExitCode::kUsage,
+         "box mesh n = {} has {} node planes, fewer than the {} ranks that generate it one slab of planes each: use "
+         "n >= {} or fewer ranks",
+         spec.n, planes, parts, parts - 1);
+  const std::vector<double> work = box_plane_work(spec);
+  std::vector<double> cumulative(work.size() + 1, 0.0);
+  for (std::size_t k = 0; k < work.size(); ++k) cumulative[k + 1] = cumulative[k] + work[k];
+  std::vector<int> offsets(static_cast<std::size_t>(parts) + 1, 0);
+  offsets[parts] = planes;
+  for (int r = 1; r < parts; ++r) {
+    const double target = cumulative.back() * r / parts;
+    int k = offsets[r - 1] + 1;  // at least one plane for each part before
+    while (k < planes && cumulative[k] + 0.5 * work[k] < target) ++k;
+    offsets[r] = std::min(k, planes - (parts - r));  // and one for each part after
+  }
+  return offsets;
+}
+
+ElementMesh build_box_slab_elements(const BoxMeshSpec& spec, const BoxSlab& slab, const JitterSync& sync,
+                                    const MeshProgress& progress, std::vector<std::uint8_t>* on_boundary,
+                                    std::int64_t* n_jitter_reduced) {
+  return build_slab_elements_reporting(spec, slab, sync, progress, on_boundary, n_jitter_reduced);
 }
 
 ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t>* on_boundary,
@@ -390,6 +476,10 @@ void write_generated_mesh(const std::string& path, const GeneratedMesh& generate
   write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras, [&](const h5::File& file) {
     h5::write_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute, box_mesh_generator_record(spec));
   });
+}
+
+void write_box_mesh_generator_record(const h5::File& file, const BoxMeshSpec& spec) {
+  h5::write_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute, box_mesh_generator_record(spec));
 }
 
 std::string box_mesh_generator_record(const BoxMeshSpec& spec) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@
 #include "util/memory.hpp"
 
 namespace fluxjac {
+
+namespace h5 {
+class File;
+}
 
 /// How the hexahedra of a box mesh are split.
 enum class MeshKind { kTet, kPrism, kMixed };
@@ -60,13 +65,16 @@ void validate_box_mesh_spec(const BoxMeshSpec& spec);
 /// \brief Peak memory of generate_box_mesh for a spec, in bytes: the arrays alive at its largest stage (the
 /// median dual for natural order, the renumbering otherwise), counted from the exact node, cell and edge
 /// counts, with 10% for the allocator's slack, plus the program itself. Measured peaks (maximum resident set,
-/// tet, prism and mixed meshes of n = 40 to 100) are 5% to 20% below it.
-double estimate_box_mesh_bytes(const BoxMeshSpec& spec);
+/// tet, prism and mixed meshes of n = 40 to 100) are 5% to 20% below it. Generated in `parts` slabs
+/// (generate_box_mesh_part), the peak of the rank with the most held planes: the same stages scaled by its share of
+/// the node planes, its ghost planes included.
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts = 1);
 
 /// \brief Fails with ExitCode::kUsage, giving the estimate, the available memory and the largest n that
 /// fits, when estimate_box_mesh_bytes(spec) exceeds the available memory (unknown: no check).
+/// For `parts` slabs, the estimate and the memory are those of one rank (each rank checks its own host).
 void check_box_mesh_memory(const BoxMeshSpec& spec,
-                           const std::optional<AvailableMemory>& available = available_memory());
+                           const std::optional<AvailableMemory>& available = available_memory(), int parts = 1);
 
 /// \brief Number of prism cell layers at the bottom of the box: 0 (tet), n (prism), n / 2 (mixed).
 int prism_layer_count(const BoxMeshSpec& spec);
@@ -80,6 +88,49 @@ std::vector<double> box_z_levels(const BoxMeshSpec& spec);
 /// valid. on_boundary and n_jitter_reduced, when given, receive the box-surface flags and that count.
 ElementMesh build_box_elements(const BoxMeshSpec& spec, std::vector<std::uint8_t>* on_boundary = nullptr,
                                std::int64_t* n_jitter_reduced = nullptr);
+
+/// \brief A slab of the box's node planes for generation in parts (docs/design.md, "Many GPUs"): a part owns the
+/// node planes z = k for k in [first_plane, end_plane) and holds one more plane on each side inside the box, with
+/// the cell layers between its held planes; its local node ids are the natural ids - first_node(), so they ascend
+/// with them.
+struct BoxSlab {
+  int first_plane = 0, end_plane = 0;  ///< owned node planes
+  int first_held = 0, end_held = 0;    ///< held node planes: the owned ones and a ghost plane on each side
+  int n = 0;                           ///< the spec's n
+  /// The natural id of the first held node.
+  std::int64_t first_node() const { return static_cast<std::int64_t>(first_held) * (n + 1) * (n + 1); }
+  /// Nodes per plane.
+  std::int64_t plane_nodes() const { return static_cast<std::int64_t>(n + 1) * (n + 1); }
+};
+
+/// \brief The whole box as one slab (no ghost planes).
+BoxSlab whole_box_slab(const BoxMeshSpec& spec);
+/// \brief The slab owning node planes [first_plane, end_plane), with its ghost planes.
+BoxSlab box_slab(const BoxMeshSpec& spec, int first_plane, int end_plane);
+
+/// \brief The node-assembly work of each node plane (nodes + twice the edges in the plane + the edges to the planes
+/// beside it: the sum of 1 + degree over its nodes), from which slabs are balanced: prism layers have fewer edges.
+std::vector<double> box_plane_work(const BoxMeshSpec& spec);
+
+/// \brief Plane offsets [parts + 1] of `parts` slabs of about equal work (box_plane_work), each at least one plane;
+/// Error(kUsage) when the box has fewer than `parts` node planes.
+std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts);
+
+/// What the jitter rounds of a part ask of the other parts: whether any part still has an invalid cell (the
+/// rounds go on while one has), and its ghost planes' jitter scales from their owners (after each round's update
+/// of the owned ones). Empty functions: a single part.
+struct JitterSync {
+  std::function<bool(bool local_invalid)> any;
+  std::function<void(std::vector<double>& scale)> refresh;
+};
+
+/// \brief build_box_elements for a slab: its held nodes and cells in local ids (BoxSlab), jittered so that every
+/// node gets exactly the coordinates the whole box gives it (sync carries the jitter rounds across parts). The
+/// whole box's slab with an empty sync is build_box_elements. on_boundary receives the held nodes' flags,
+/// n_jitter_reduced the count over the owned nodes.
+ElementMesh build_box_slab_elements(const BoxMeshSpec& spec, const BoxSlab& slab, const JitterSync& sync,
+                                    const MeshProgress& progress = {}, std::vector<std::uint8_t>* on_boundary = nullptr,
+                                    std::int64_t* n_jitter_reduced = nullptr);
 
 /// \brief The flow state at given coordinates [n][3]: freestream Mach 0.85 (rho = 1, p = 1/gamma, 2 degrees
 /// angle of attack, 1 degree sideslip) whose speed is scaled by two smooth flat-topped bumps, one slowing
@@ -97,6 +148,9 @@ GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& pro
 /// record (and `source`, the name it was asked for, when not empty).
 void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
                           const std::string& source = {});
+
+/// \brief Writes the /mesh attribute `generator` (box_mesh_generator_record) into an open file whose /mesh exists.
+void write_box_mesh_generator_record(const h5::File& file, const BoxMeshSpec& spec);
 
 /// \brief The version of the box-mesh generator in the record of every file it writes: raised whenever
 /// generate_box_mesh makes other arrays for some spec, so that a cached file of an older generator is never taken

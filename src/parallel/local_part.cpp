@@ -345,6 +345,31 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   return part;
 }
 
+LocalPart make_local_part(const Communicator& comm, OwnPart own, const std::string& source, const std::string& name,
+                          const Note& note) {
+  PartPieces pieces;
+  pieces.global_nodes = own.global_nodes;
+  pieces.global_edges = own.global_edges;
+  const auto owned = static_cast<std::int64_t>(own.owned_state.size() / kBlock);
+  pieces.owned.resize(static_cast<std::size_t>(owned));
+  std::iota(pieces.owned.begin(), pieces.owned.end(), own.first_owned);
+  pieces.edges = std::move(own.edges);
+  pieces.owned_state = std::move(own.owned_state);
+  pieces.gamma = own.gamma;
+  pieces.ghosts = std::move(own.ghosts);
+  pieces.ghost_owner = std::move(own.ghost_owner);
+  pieces.owned_row_start = consecutive_row_starts(comm, pieces);
+  LocalPart part = assemble_part(comm, std::move(pieces), source, name);
+  part.partition = summarize_partition(comm, part.layout);
+  const PartitionSummary& p = part.partition;
+  if (comm.is_root())
+    say(note,
+        fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
+                    "{:.3f} (nodes)",
+                    p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance, p.node_imbalance));
+  return part;
+}
+
 void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive) {
   std::vector<const double*> send_at;
   std::vector<double*> receive_at;

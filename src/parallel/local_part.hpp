@@ -51,7 +51,8 @@ struct PartitionSummary {
   double edge_imbalance = 1.0;  ///< max local edges / mean local edges
   double node_imbalance = 1.0;  ///< max owned nodes / mean owned nodes
   /// The steps that made the parts, with their time and memory per rank (a parallel partition's: read slices, graph,
-  /// partition, redistribute); empty on the other paths.
+  /// partition, redistribute; generation in parts: nodes and cells, dual metrics, ordering, state, part); empty on
+  /// the other paths.
   std::vector<SetupStep> steps;
 };
 
@@ -114,6 +115,25 @@ struct LocalPart {
 /// partitioned for another number of ranks, a build without PT-Scotch or METIS for an unpartitioned file, an invalid
 /// file or partition. `note` receives the progress lines (on rank 0 only).
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
+                          const Note& note);
+
+/// \brief What a rank made of its own part itself (the box generator in parts), in the numbering of the whole mesh:
+/// it owns the consecutive ids [first_owned, first_owned + owned), ranks in order.
+struct OwnPart {
+  std::int64_t global_nodes = 0, global_edges = 0;
+  std::int64_t first_owned = 0;
+  EdgeMesh edges;                   ///< every edge with an owned end, in global ids, sorted by (L, R)
+  std::vector<double> owned_state;  ///< [owned][5], in id order
+  double gamma = 1.4;
+  std::vector<std::int64_t> ghosts;       ///< ascending: the other ends of its edges
+  std::vector<std::int64_t> ghost_owner;  ///< [ghosts]
+};
+
+/// \brief The rank's LocalPart from a part it made itself (collective): local numbering, the check that the parts
+/// together hold every edge at both ends, the halo plan, the ghost states and the partition's figures, as
+/// read_local_part gives them from a partitioned file; `source` names how the parts were made, `name` the mesh in
+/// messages; the partition line goes to note (rank 0).
+LocalPart make_local_part(const Communicator& comm, OwnPart own, const std::string& source, const std::string& name,
                           const Note& note);
 
 /// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,

@@ -21,12 +21,16 @@ RankRange over_ranks(const Communicator& comm, double value) {
 
 }  // namespace
 
-SetupStep finish_step(const Communicator& comm, std::string name, std::chrono::steady_clock::time_point start) {
+SetupStep gather_step(const Communicator& comm, std::string name, double seconds) {
   SetupStep step;
   step.name = std::move(name);
-  step.seconds = over_ranks(comm, seconds_since(start));
+  step.seconds = over_ranks(comm, seconds);
   step.peak_bytes = over_ranks(comm, static_cast<double>(peak_resident_bytes()));
   return step;
+}
+
+SetupStep finish_step(const Communicator& comm, std::string name, std::chrono::steady_clock::time_point start) {
+  return gather_step(comm, std::move(name), seconds_since(start));
 }
 
 std::string step_line(const SetupStep& step) {

@@ -24,6 +24,9 @@ struct SetupStep {
   RankRange peak_bytes;
 };
 
+/// \brief The figures of a step that took `seconds` on this rank, gathered over the ranks (collective).
+SetupStep gather_step(const Communicator& comm, std::string name, double seconds);
+
 /// \brief The figures of a step that started at `start` on this rank, gathered over the ranks (collective).
 SetupStep finish_step(const Communicator& comm, std::string name, std::chrono::steady_clock::time_point start);
 
