@@ -635,6 +635,36 @@ TEST(MpiFailure, AReportOneRankCannotWriteEndsTheJobAtOnce) {
   }
 }
 
+TEST(MpiFailure, AFailureInsideOneRanksTimedLoopFailsTheCaseOnEveryRankWithoutAHang) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm"), output = dir.file("J.h5"), json = dir.file("r.json");
+  // Rank 1's loop fails as an allocation would, right after its second ghost exchange (FLUXJAC_TEST_LOOP_FAILURE,
+  // src/bench/run_case.cpp), while rank 0 goes on to the third: it used to end the job through MPI_Abort.
+  const std::string args = fmt::format(
+      "run --mesh '{}' --variant reference --warmup 1 --reps 3 --threads 1 -q -o '{}' --json '{}'", path, output, json);
+  const JobResult job = run_programs({{args}, {args, "", "export FLUXJAC_TEST_LOOP_FAILURE=1:2"}});
+  const std::string& text = job.result.output;
+  EXPECT_EQ(job.result.exit_code, 4) << text;
+  EXPECT_LT(job.seconds, 20.0) << "the job ended after " << job.seconds << " s: " << text;
+  EXPECT_EQ(text.find("MPI_ABORT"), std::string::npos) << text;
+  EXPECT_EQ(text.find("ending every rank"), std::string::npos) << text;
+  EXPECT_EQ(count_lines(text, "fluxjac: at least one case failed with a run-time error"), 1u) << text;
+  EXPECT_FALSE(std::filesystem::exists(output)) << "no Jacobian of a failed case: " << text;
+  // The case is recorded as failed, for the rank it failed on, as one process records its own failure.
+  std::ifstream in(json);
+  const nlohmann::json run = nlohmann::json::parse(in).at("runs").at(0);
+  EXPECT_EQ(run.at("status"), "failed") << run.dump();
+  const std::string reason = run.at("reason").get<std::string>();
+  EXPECT_NE(reason.find("out of memory"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("(on rank 1)"), std::string::npos) << reason;
+  const CommandResult one =
+      test::run_command(fmt::format("FLUXJAC_TEST_LOOP_FAILURE=0:2 '{}' {}", FLUXJAC_EXECUTABLE, args));
+  EXPECT_EQ(one.exit_code, 4) << one.output;
+  EXPECT_EQ(count_lines(one.output, "fluxjac: at least one case failed with a run-time error"), 1u) << one.output;
+}
+
 TEST(MpiFailure, AFileSizeLimitOnARankWithoutATemporaryIsAnErrorNotASignal) {
   SKIP_WITHOUT_MPI();
   SKIP_WITHOUT_METIS();

@@ -7,6 +7,7 @@
 // Tests that need METIS skip with a message in a build without it; the renumbering and the file layout are tested
 // on geometric slab partitions in every build.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -813,15 +814,43 @@ std::size_t count_lines(const std::string& output, const std::string& fragment) 
   return count;
 }
 
-/// \brief Expects `mpirun -np RANKS fluxjac ARGS` to end with exit code 2 and one error line per rank, each with
-/// message, and no output file.
+/// \brief Expects every rank of a job of `ranks` ranks to have printed its error line whole, once: "fluxjac: error
+/// (rank R of P): MESSAGE", followed by " (on rank K)" on the ranks that did not fail themselves. A line with
+/// characters of another rank's line inside it matches neither form, and leaves "fluxjac: error" counted once more
+/// than the lines that match.
+void expect_whole_error_lines(const std::string& output, int ranks, const std::string& message) {
+  std::vector<int> lines_of_rank(static_cast<std::size_t>(ranks), 0);
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      const std::string prefix = fmt::format("fluxjac: error (rank {} of {}): ", rank, ranks);
+      if (line.rfind(prefix, 0) != 0) continue;
+      const std::string rest = line.substr(prefix.size());
+      const bool own = rest == message;
+      const bool relayed = rest.rfind(message + " (on rank ", 0) == 0 && rest.back() == ')' &&
+                           rest.size() <= message.size() + std::string(" (on rank 9999)").size();
+      EXPECT_TRUE(own || relayed) << "a line of rank " << rank << " that is not its whole error line: " << line;
+      ++lines_of_rank[static_cast<std::size_t>(rank)];
+    }
+  }
+  for (int rank = 0; rank < ranks; ++rank)
+    EXPECT_EQ(lines_of_rank[static_cast<std::size_t>(rank)], 1) << "rank " << rank << "'s error line in " << output;
+  EXPECT_EQ(count_lines(output, "fluxjac: error"), static_cast<std::size_t>(ranks)) << "pieces of lines in " << output;
+}
+
+/// \brief Expects `mpirun -np RANKS fluxjac ARGS` to end with exit_code (2: invalid input) and one whole error line per
+/// rank, each with message, no output file, and the job ended by the ranks' agreement within seconds: not by the exit
+/// patience (60 s), whose end prints "ending every rank".
 void expect_refused_on_every_rank(int ranks, const std::string& args, const std::string& message,
-                                  const std::string& output) {
+                                  const std::string& output, int exit_code = 2) {
+  const auto start = std::chrono::steady_clock::now();
   const CommandResult result = test::run_fluxjac_mpi(ranks, args);
-  EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), static_cast<std::size_t>(ranks)) << result.output;
-  EXPECT_EQ(count_lines(result.output, message), static_cast<std::size_t>(ranks))
-      << "\"" << message << "\" expected on every rank in " << result.output;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, exit_code) << result.output;
+  ASSERT_FALSE(message.empty());
+  expect_whole_error_lines(result.output, ranks, message);
+  EXPECT_EQ(result.output.find("ending every rank"), std::string::npos) << result.output;
+  EXPECT_LT(seconds, 20.0) << "the job ended after " << seconds << " s: " << result.output;
   if (!output.empty()) {
     EXPECT_FALSE(std::filesystem::exists(output)) << output;
   }
@@ -852,6 +881,30 @@ TEST(PartitionFileRun, AHaloListMissingOneEdgeIsRefusedByInfoAndOnEveryRankWithN
                                    error_message(info), output);
       expect_no_output(folder, "J.h5");
     }
+  }
+}
+
+TEST(PartitionFileRun, FourRanksFailingAtOnceEachPrintTheirLineWhole) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  // A long name makes long lines: every rank refuses the 2-part file on 4 ranks in the same agreed step, and all four
+  // print at once.
+  const PartitionedFile file = write_slab_partitioned(folder, std::string(180, 'p') + ".h5", 2);
+  const std::string args = fmt::format("run --mesh '{}' --threads 1 -q", file.path);
+  const CommandResult first = test::run_fluxjac_mpi(4, args);
+  const std::string message = [&] {  // rank 0's own line, or any rank's without "(on rank K)"
+    const std::string prefix = "fluxjac: error (rank ";
+    const std::size_t at = first.output.find(prefix);
+    if (at == std::string::npos) return std::string();
+    const std::size_t begin = first.output.find("): ", at) + 3, end = first.output.find('\n', at);
+    std::string text = first.output.substr(begin, end - begin);
+    const std::size_t relayed = text.rfind(" (on rank ");
+    return relayed == std::string::npos ? text : text.substr(0, relayed);
+  }();
+  ASSERT_NE(message.find("partitioned into 2 parts"), std::string::npos) << first.output;
+  for (int job = 0; job < 3; ++job) {
+    SCOPED_TRACE(fmt::format("job {}", job));
+    expect_refused_on_every_rank(4, args, message, "", 3);  // a usage error: run it with 2 ranks
   }
 }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -20,19 +23,21 @@ namespace {
 /// owning its L.
 void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, MeshSummary& summary) {
   const RankLayout& layout = prepared.layout;
-  const std::vector<std::uint8_t> owned = layout.owned_mask();
   std::int64_t bandwidth = 0;
   double span_sum = 0.0;
   MeshDigest digest;
-  for (edge_index e = 0; e < prepared.mesh.n_edges(); ++e) {
-    if (!owned[prepared.mesh.left(e)]) continue;
-    const std::int64_t span =
-        std::abs(layout.global_id(prepared.mesh.left(e)) - layout.global_id(prepared.mesh.right(e)));
-    bandwidth = std::max(bandwidth, span);
-    span_sum += static_cast<double>(span);
-    digest.add_edge(prepared.mesh, e, layout.global_id(prepared.mesh.left(e)),
-                    layout.global_id(prepared.mesh.right(e)));
-  }
+  comm.agree([&] {  // the rank's own figures (owned_mask allocates): before the collectives
+    const std::vector<std::uint8_t> owned = layout.owned_mask();
+    for (edge_index e = 0; e < prepared.mesh.n_edges(); ++e) {
+      if (!owned[prepared.mesh.left(e)]) continue;
+      const std::int64_t span =
+          std::abs(layout.global_id(prepared.mesh.left(e)) - layout.global_id(prepared.mesh.right(e)));
+      bandwidth = std::max(bandwidth, span);
+      span_sum += static_cast<double>(span);
+      digest.add_edge(prepared.mesh, e, layout.global_id(prepared.mesh.left(e)),
+                      layout.global_id(prepared.mesh.right(e)));
+    }
+  });
   summary.ordering_bandwidth = comm.max(bandwidth);
   summary.mean_edge_span = comm.sum(span_sum) / static_cast<double>(std::max<std::int64_t>(1, summary.n_edges));
   MeshDigest whole;
@@ -66,14 +71,16 @@ PreparedMesh prepare_part(const std::string& name, const std::string& file, cons
   summary.file = file;
   summary.order = order;
   if (summary.order.empty()) {
-    // Files from `fluxjac mesh gen` and `mesh dual` record their ordering; others have none.
-    if (comm.is_root()) {
+    // Files from `fluxjac mesh gen` and `mesh dual` record their ordering; others have none. Agreed: anything but
+    // the file's Error (no memory) must not leave rank 0 alone with the others in the broadcast.
+    comm.agree([&] {
+      if (!comm.is_root()) return;
       try {
         summary.order = read_edge_mesh_extras(file, layout.global_nodes).order;
       } catch (const Error&) {
         summary.order.clear();
       }
-    }
+    });
     comm.broadcast(summary.order);
   }
   summary.n_nodes = layout.global_nodes;
@@ -148,6 +155,62 @@ void gather_timings(const Communicator& comm, const TimingSamples& samples, RunR
   figures.rank_assembly_ms = Spread::of(comm.all_gather(Stats::of(samples.assembly_ms).median));
 }
 
+/// \brief The repetition (1-based, counted in ghost exchanges, warm-up included) after whose ghost exchange this rank's
+/// timed loop fails as if an allocation had failed, or 0: set by the test-only environment variable
+/// FLUXJAC_TEST_LOOP_FAILURE=RANK:REPETITION (RANK a rank of the whole job). tests/test_mpi.cpp uses it to fail one
+/// rank inside the loop, where a real allocation or CUDA failure would stop it; no other code reads it.
+std::int64_t injected_loop_failure() {
+  static const std::int64_t repetition = [] {
+    const char* value = std::getenv("FLUXJAC_TEST_LOOP_FAILURE");
+    int rank = -1;
+    long long at = 0;
+    if (!value || std::sscanf(value, "%d:%lld", &rank, &at) != 2 || rank != Communicator::world().rank()) return 0LL;
+    return at;
+  }();
+  return repetition;
+}
+
+/// \brief Runs the timed loop so that a failure inside it on some ranks ends it on every rank (docs/design.md, "Many
+/// GPUs", "Errors"). The loop of each rank exchanges ghost states with its peers before every repetition; a rank
+/// whose variant fails between two exchanges (out of memory, a CUDA error) leaves the loop early, so it then takes part
+/// in the exchanges its peers still wait in, one per repetition left, with the states it holds. After the loop the
+/// ranks agree: every rank throws the failing rank's error (an AgreedError, exit code 4 for a run-time failure), and
+/// the case is recorded as failed on every rank. Only a failure inside an exchange itself leaves the peers waiting
+/// with no way to meet them: that error propagates as this rank's alone, and run_sweep ends the job.
+TimingSamples timed_loop(Variant& variant, GhostExchange& exchange, const Communicator& comm,
+                         const CaseRequest& request) {
+  TimingOptions timing = request.timing;
+  std::int64_t exchanges = 0;
+  bool in_exchange = false;
+  timing.refresh_ghosts = [&](const StateBuffer& state) {
+    in_exchange = true;
+    const double ms = exchange.refresh(state);
+    in_exchange = false;
+    if (++exchanges == injected_loop_failure()) throw std::bad_alloc();
+    return ms;
+  };
+  TimingSamples samples;
+  std::exception_ptr failure;
+  try {
+    samples = variant.run(timing);
+  } catch (...) {
+    if (in_exchange) throw;
+    failure = std::current_exception();
+  }
+  // Every variant exchanges once before each repetition, warm-up included (TimingOptions::refresh_ghosts).
+  const std::int64_t total = std::int64_t{timing.warmup} + timing.reps;
+  if (failure)
+    for (; exchanges < total; ++exchanges) exchange.refresh(variant.state_buffer());
+  comm.agree([&] {
+    if (failure) std::rethrow_exception(failure);
+    // Statistics of fewer samples than asked would describe runs that did not happen.
+    if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
+      fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
+           samples.assembly_ms.size(), request.timing.reps);
+  });
+  return samples;
+}
+
 }  // namespace
 
 RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest& request,
@@ -161,13 +224,8 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
   check.progress = nullptr;
   mesh.comm->agree([&] { variant.run(check); });
   GhostExchange exchange(*mesh.comm, mesh.layout.halo);
-  TimingOptions timing = request.timing;
-  timing.refresh_ghosts = [&exchange](const StateBuffer& state) { return exchange.refresh(state); };
-  const TimingSamples samples = variant.run(timing);
-  // Statistics of fewer samples than asked would describe runs that did not happen.
-  if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
-    fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
-         samples.assembly_ms.size(), request.timing.reps);
+  exchange.prepare(variant.state_buffer());  // the timed loop allocates nothing for its exchanges
+  const TimingSamples samples = timed_loop(variant, exchange, *mesh.comm, request);
   gather_timings(*mesh.comm, samples, record);
   record.parallel.halo_transport = exchange.transport();
   record.parallel.partition = mesh.partition;

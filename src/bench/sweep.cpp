@@ -228,7 +228,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
   const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
     return runs(c) && variant_info(c.variant).backend == Backend::kCuda;
   });
-  if (any_gpu) result.device = probe_device();
+  comm.agree([&] {  // a rank whose GPU fails the probe must not leave the others in the first mesh's steps
+    if (any_gpu) result.device = probe_device();
+  });
   if (result.device)
     say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)", result.device->name,
                                    result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
@@ -306,9 +308,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
           record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
         } catch (const std::exception& error) {
           record = unrun_record(*mesh, request, classify(error));
-          // Limits are agreed by all ranks before the timed loop; a run-time error inside it may be this rank's
-          // alone, with the others waiting for it in an exchange: end the job rather than hang. An error of an
-          // agreed step is every rank's: the case is recorded as failed and the sweep goes on.
+          // Every step of a case is agreed, the timed loop included (run_case): its error is every rank's, the case
+          // is recorded as failed and the sweep goes on. An error of this rank's alone (a ghost exchange that
+          // failed inside, MPI) leaves the others waiting for it in an exchange: end the job rather than hang.
           if (comm.distributed() && record.status == CaseStatus::kFailed && !dynamic_cast<const AgreedError*>(&error))
             mesh->comm->abort(fmt::format("{}: {}", case_label(plan, sweep_case), record.reason),
                               static_cast<int>(ExitCode::kRuntime));

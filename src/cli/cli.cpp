@@ -22,6 +22,7 @@
 #include "parallel/ghost_exchange.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/error_line.hpp"
 #include "util/nearest_name.hpp"
 #include "util/text.hpp"
 #include "version.hpp"
@@ -47,11 +48,7 @@ void exit_during_command() {
 
 int report(const char* message, ExitCode code) {
   const Communicator& world = Communicator::world();
-  const std::string line = printable(message);  // one line, whatever names and values it quotes
-  if (world.distributed())
-    std::fprintf(stderr, "fluxjac: error (rank %d of %d): %s\n", world.rank(), world.size(), line.c_str());
-  else
-    std::fprintf(stderr, "fluxjac: error: %s\n", line.c_str());
+  print_error_line(message, world.rank(), world.size());
   return static_cast<int>(code);
 }
 

@@ -54,7 +54,8 @@ std::vector<int> rank_counts(const BenchOptions& options, const Communicator& wo
 
 int bench(const BenchOptions& options) {
   const Communicator& world = Communicator::world();
-  const std::vector<int> counts = rank_counts(options, world);
+  std::vector<int> counts;
+  world.agree([&] { counts = rank_counts(options, world); });
   // One plan per rank count (weak scaling grows the meshes with it), run on the job's first ranks; the others wait.
   SweepPlan all_plans;
   std::vector<RunRecord> records;
@@ -63,8 +64,13 @@ int bench(const BenchOptions& options) {
     SweepConfig config = options.sweep;
     if (options.scaling == "weak")
       for (std::string& mesh : config.meshes) mesh = scale_mesh_spec(mesh, count);
-    const SweepPlan plan = plan_sweep(config);
-    if (!options.dry_run) check_some_case_runs(plan);  // a dry run lists the skipped cases
+    SweepPlan plan;
+    // The plan reads the file system (meshes, the cache), which ranks may see differently: agreed, so that no rank
+    // leaves alone between two collectives.
+    world.agree([&] {
+      plan = plan_sweep(config);
+      if (!options.dry_run) check_some_case_runs(plan);  // a dry run lists the skipped cases
+    });
     if (count == counts.front()) print_notes(plan);
     for (SweepCase sweep_case : plan.cases) {
       sweep_case.mesh += all_plans.meshes.size();
@@ -163,7 +169,9 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
     action = [options, bench_app] {  // its --config file is applied already (cli/command_intent.hpp)
       std::vector<InputPath> inputs{{"--config", config_file_path(*bench_app)}};
       for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
-      check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
+      Communicator::world().agree([&] {  // the file system as this rank sees it: agreed (see bench)
+        check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
+      });
       return bench(*options);
     };
   });

@@ -53,14 +53,20 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
   SweepConfig& sweep = options.sweep;
   if (!options.mesh.empty()) sweep.meshes = {options.mesh};
   sweep.named_cases_must_run = true;
-  const SweepPlan plan = plan_sweep(sweep);
-  check_some_case_runs(plan);
-  const std::map<std::string, std::string> outputs = output_files(plan, options.output);
-  if (outputs.size() > 1) {
-    std::vector<OutputPath> checked;
-    for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
-    check_output_paths(inputs, checked);
-  }
+  SweepPlan plan;
+  std::map<std::string, std::string> outputs;
+  // The plan and the output checks read the file system, which ranks may see differently: agreed, so that no rank
+  // leaves alone while the others go on to the sweep's first collective.
+  Communicator::world().agree([&] {
+    plan = plan_sweep(sweep);
+    check_some_case_runs(plan);
+    outputs = output_files(plan, options.output);
+    if (outputs.size() > 1) {
+      std::vector<OutputPath> checked;
+      for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
+      check_output_paths(inputs, checked);
+    }
+  });
   print_notes(plan);
 
   SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
@@ -125,9 +131,11 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                                           {"--mesh", options->mesh},
                                           {"--state", options->sweep.state},
                                           {"--reference", options->sweep.reference}};
-      check_output_paths(inputs, {{"--output", options->output},
-                                  {"--csv", options->reports.csv, true},
-                                  {"--json", options->reports.json, true}});
+      Communicator::world().agree([&] {  // the file system as this rank sees it: agreed (see run)
+        check_output_paths(inputs, {{"--output", options->output},
+                                    {"--csv", options->reports.csv, true},
+                                    {"--json", options->reports.json, true}});
+      });
       return run(*options, inputs);
     };
   });

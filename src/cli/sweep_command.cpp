@@ -13,8 +13,8 @@
 #include "parallel/communicator.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
+#include "util/error_line.hpp"
 #include "util/output_paths.hpp"
-#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -239,15 +239,13 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
     for (std::size_t i = 0; i < records.size(); ++i)
       if (records[i].status == CaseStatus::kSkipped && plan.cases[i].named) {
         if (speak)
-          fmt::print(
-              stderr, "fluxjac: error: {}\n",
-              printable(fmt::format("{} could not run: {}", case_label(plan, plan.cases[i]), records[i].reason)));
+          print_error_line(fmt::format("{} could not run: {}", case_label(plan, plan.cases[i]), records[i].reason));
         return static_cast<int>(ExitCode::kUsage);
       }
   }
   // A sweep that measured nothing has not done what it was asked, whichever command ran it.
   if (ran == 0) {
-    if (speak) fmt::print(stderr, "fluxjac: error: no case ran{}\n", why_skipped);
+    if (speak) print_error_line(fmt::format("no case ran{}", why_skipped));
     return static_cast<int>(ExitCode::kUsage);
   }
   return 0;

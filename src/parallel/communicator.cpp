@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "util/error.hpp"
-#include "util/text.hpp"
+#include "util/error_line.hpp"
 
 #if defined(FLUXJAC_WITH_MPI)
 #include <mpi.h>
@@ -307,9 +307,7 @@ int Communicator::leave(int exit_code, double patience_seconds) const {
 }
 
 void Communicator::abort(const std::string& message, int exit_code) const {
-  std::fprintf(stderr, "fluxjac: error (rank %d of %d, ending every rank): %s\n", rank_, size_,
-               printable(message).c_str());
-  std::fflush(stderr);
+  print_error_line(message, rank_, size_, "ending every rank");
   if (handle_ != 0) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);
 }
@@ -358,7 +356,7 @@ void Communicator::exchange(const std::vector<int>&, const std::vector<const dou
                             const std::vector<double*>&, const std::vector<std::size_t>&) const {}
 int Communicator::leave(int exit_code, double) const { return exit_code; }
 void Communicator::abort(const std::string& message, int exit_code) const {
-  std::fprintf(stderr, "fluxjac: error: %s\n", printable(message).c_str());
+  print_error_line(message);
   std::exit(exit_code);
 }
 

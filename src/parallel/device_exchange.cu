@@ -49,33 +49,49 @@ unsigned grid_for(std::int64_t count) {
 
 class DeviceExchange final : public DeviceGhostExchange {
  public:
+  /// The rank's own part (no collective; it may fail on one rank, so it runs in an agreed step): the device buffers,
+  /// the stream and the device count.
   DeviceExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {
     send_nodes_.upload(halo.send_nodes.data(), halo.send_nodes.size());
     receive_nodes_.upload(halo.receive_nodes.data(), halo.receive_nodes.size());
     send_rows_.allocate(halo.send_nodes.size() * kBlock);
     receive_rows_.allocate(halo.receive_nodes.size() * kBlock);
     FLUXJAC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    // NCCL needs one GPU per rank: every rank of a node on a device of its own, decided alike on every rank.
-    int devices = 0;
-    FLUXJAC_CUDA_CHECK(cudaGetDeviceCount(&devices));
+    FLUXJAC_CUDA_CHECK(cudaGetDeviceCount(&devices_));
+  }
+
+  /// The ranks' part (collective: every rank, after every rank's constructor succeeded): the transport, decided alike
+  /// on every rank, and NCCL's communicator or the host staging buffers. Whatever fails on one rank is agreed.
+  void connect() {
+    // NCCL needs one GPU per rank: every rank of a node on a device of its own.
     bool nccl = false;
 #if defined(FLUXJAC_WITH_NCCL)
-    nccl = comm.node_size() <= devices;
+    nccl = comm_.node_size() <= devices_;
 #endif
-    nccl = comm.max(std::int64_t{nccl ? 0 : 1}) == 0;
+    nccl = comm_.max(std::int64_t{nccl ? 0 : 1}) == 0;
 #if defined(FLUXJAC_WITH_NCCL)
     if (nccl) {
-      ncclUniqueId id;
-      if (comm.is_root()) FLUXJAC_NCCL_CHECK(ncclGetUniqueId(&id));
-      comm.broadcast_bytes(&id, sizeof id);
-      FLUXJAC_NCCL_CHECK(ncclCommInitRank(&nccl_, comm.size(), id, comm.rank()));
+      ncclUniqueId id{};
+      comm_.agree([&] {
+        if (comm_.is_root()) FLUXJAC_NCCL_CHECK(ncclGetUniqueId(&id));
+      });
+      comm_.broadcast_bytes(&id, sizeof id);
+      // ncclCommInitRank is NCCL's collective: its result is agreed after it, so that a rank it failed on does not
+      // leave the others in the first exchange.
+      const ncclResult_t init = ncclCommInitRank(&nccl_, comm_.size(), id, comm_.rank());
+      if (init != ncclSuccess) nccl_ = nullptr;
+      use_nccl_ = nccl_ != nullptr;
+      comm_.agree([&] {
+        if (init != ncclSuccess)
+          fail(ExitCode::kRuntime, "ncclCommInitRank failed: {} (the GPU ghost exchange)", ncclGetErrorString(init));
+      });
+      return;
     }
 #endif
-    use_nccl_ = nccl;
-    if (!use_nccl_) {
+    comm_.agree([&] {
       host_send_.resize(send_rows_.size());
       host_receive_.resize(receive_rows_.size());
-    }
+    });
   }
 
   ~DeviceExchange() override {
@@ -137,6 +153,7 @@ class DeviceExchange final : public DeviceGhostExchange {
   DeviceArray<double> send_rows_, receive_rows_;
   std::vector<double> host_send_, host_receive_;
   cudaStream_t stream_ = nullptr;
+  int devices_ = 0;
   bool use_nccl_ = false;
 #if defined(FLUXJAC_WITH_NCCL)
   ncclComm_t nccl_ = nullptr;
@@ -146,8 +163,9 @@ class DeviceExchange final : public DeviceGhostExchange {
 }  // namespace
 
 std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator& comm, const HaloPlan& halo) {
-  std::unique_ptr<DeviceGhostExchange> exchange;
+  std::unique_ptr<DeviceExchange> exchange;
   comm.agree([&] { exchange = std::make_unique<DeviceExchange>(comm, halo); });
+  exchange->connect();
   return exchange;
 }
 

@@ -24,14 +24,27 @@ std::int64_t local_id(const std::vector<std::int64_t>& global_node, std::int64_t
   return std::lower_bound(global_node.begin(), global_node.end(), global) - global_node.begin();
 }
 
-/// The halo plan from the ghosts and their owners: each rank asks every owner for its ghosts (all-to-all), and
-/// the owner answers with those states in the order asked, each exchange.
+/// What a rank asks every owner of its ghosts for (entry r: the ghosts rank r owns, ascending), the request of the
+/// halo plan's all-to-all.
+std::vector<std::vector<std::int64_t>> ghosts_by_owner(const Communicator& comm,
+                                                       const std::vector<std::int64_t>& ghosts,
+                                                       const std::vector<std::int64_t>& ghost_owner) {
+  std::vector<std::vector<std::int64_t>> asked(static_cast<std::size_t>(comm.size()));
+  for (std::size_t g = 0; g < ghosts.size(); ++g) {
+    if (ghost_owner[g] < 0 || ghost_owner[g] >= comm.size())
+      fail(ExitCode::kRuntime, "rank {} has ghost {} of rank {}, which is not a rank of {}", comm.rank(), ghosts[g],
+           ghost_owner[g], comm.size());
+    asked[static_cast<std::size_t>(ghost_owner[g])].push_back(ghosts[g]);
+  }
+  return asked;
+}
+
+/// The halo plan from what this rank asked of every owner and what every rank asked of it (the all-to-all of
+/// ghosts_by_owner): the owner answers with those states in the order asked, each exchange.
 HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& global_node,
-                   const std::vector<std::int64_t>& ghosts, const std::vector<std::int64_t>& ghost_owner) {
+                   const std::vector<std::vector<std::int64_t>>& asked,
+                   const std::vector<std::vector<std::int64_t>>& asked_of_me) {
   const auto ranks = static_cast<std::size_t>(comm.size());
-  std::vector<std::vector<std::int64_t>> asked(ranks);
-  for (std::size_t g = 0; g < ghosts.size(); ++g) asked[static_cast<std::size_t>(ghost_owner[g])].push_back(ghosts[g]);
-  const std::vector<std::vector<std::int64_t>> asked_of_me = comm.all_to_all(asked);
   HaloPlan plan;
   plan.send_offsets = {0};
   plan.receive_offsets = {0};
@@ -101,16 +114,25 @@ LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::st
 
 /// The pieces made into the rank's part (collective): local numbering, the check that the parts together hold
 /// every edge at both ends (check_edge_coverage: whichever path made them, a part that misses an edge of its nodes
-/// would assemble a wrong row), the halo plan and the ghost states.
+/// would assemble a wrong row), the halo plan and the ghost states. What may fail on one rank (a bad piece, an
+/// allocation) happens in agreed steps between the collectives, never inside one's reach.
 LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source, const std::string& mesh_file) {
   LocalPart part;
-  comm.agree([&] { part = build_local_part(comm, pieces, std::move(source)); });
+  std::vector<std::vector<std::int64_t>> asked;
+  comm.agree([&] {
+    part = build_local_part(comm, pieces, std::move(source));
+    asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
+  });
   const PartFigures& figures = part.layout.figures;
-  // Every local edge has one owned end, or two when it is not cut.
+  // Every local edge has one owned end, or two when it is not cut: the same sum, so the same verdict, on every rank.
   check_edge_coverage(mesh_file, comm.sum(2 * figures.local_edges - figures.cut_edges), part.layout.global_edges);
-  // Every rank reaches plan_halo's exchange before any of them can fail in it.
-  comm.agree([&] { part.layout.halo = plan_halo(comm, part.layout.global_node, pieces.ghosts, pieces.ghost_owner); });
-  exchange_ghost_states(comm, part.layout.halo, part.state.Q.data());
+  const std::vector<std::vector<std::int64_t>> asked_of_me = comm.all_to_all(asked);
+  GhostRowBuffers buffers;
+  comm.agree([&] {
+    part.layout.halo = plan_halo(comm, part.layout.global_node, asked, asked_of_me);
+    buffers = GhostRowBuffers(part.layout.halo);
+  });
+  exchange_ghost_states(comm, part.layout.halo, part.state.Q.data(), buffers);
   return part;
 }
 
@@ -175,18 +197,23 @@ SliceRead read_slices(const Communicator& comm, const std::string& mesh_file, co
 }
 
 /// Reads the rank's slices (collective): its own checks, then the halo edges every part must list, which only the
-/// parts storing them can tell: each rank sends every other the edges of its range that end at that rank's nodes,
-/// and compares what it receives with its halo list, then its ghosts with the nodes its edges reach. Every rank
-/// throws the first failure of the lowest failing rank.
+/// parts storing them can tell: each rank sends every other the edges of its range that end at that rank's nodes
+/// (one all-to-all), and compares what it receives with its halo list, then its ghosts with the nodes its edges
+/// reach. Everything a rank does alone, reading and checking included, lies in the two agreed steps around the
+/// all-to-all, so each rank's verdict reaches every rank and every rank throws the first failure of the lowest
+/// failing rank from the same place; none leaves while the others wait in the exchange.
 PartPieces read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
   SliceRead read;
-  comm.agree([&] { read = read_slices(comm, mesh_file, state_file); });
-  const PartSlice& slice = read.slice;
-  const std::vector<std::vector<std::int64_t>> given =
-      comm.all_to_all(halo_edges_by_part(slice.node_offsets, slice.edge_offsets[comm.rank()], read.held.range_ends));
-  std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
-  for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
+  std::vector<std::vector<std::int64_t>> owed;  // [rank]: the halo edges of this rank's range that rank must list
   comm.agree([&] {
+    read = read_slices(comm, mesh_file, state_file);
+    owed = halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
+  });
+  const std::vector<std::vector<std::int64_t>> given = comm.all_to_all(owed);
+  comm.agree([&] {
+    const PartSlice& slice = read.slice;
+    std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
+    for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
     check_piece_matches(mesh_file, partition_paths::kHaloEdges, slice.halo, halo, "halo edges");
     check_piece_matches(mesh_file, partition_paths::kGhostNodes, slice.ghosts, read.pieces.ghosts, "ghost nodes");
   });
@@ -383,14 +410,20 @@ void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const 
   comm.exchange(halo.peers, send_at, send_counts, receive_at, receive_counts);
 }
 
-void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state) {
-  std::vector<double> send(static_cast<std::size_t>(halo.send_count()) * kBlock);
-  std::vector<double> receive(static_cast<std::size_t>(halo.receive_count()) * kBlock);
+GhostRowBuffers::GhostRowBuffers(const HaloPlan& halo)
+    : send(static_cast<std::size_t>(halo.send_count()) * kBlock),
+      receive(static_cast<std::size_t>(halo.receive_count()) * kBlock) {}
+
+void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state, GhostRowBuffers& buffers) {
+  if (buffers.send.size() != static_cast<std::size_t>(halo.send_count()) * kBlock ||
+      buffers.receive.size() != static_cast<std::size_t>(halo.receive_count()) * kBlock)
+    fail(ExitCode::kRuntime, "ghost exchange buffers of {} and {} values for a plan of {} and {} rows",
+         buffers.send.size(), buffers.receive.size(), halo.send_count(), halo.receive_count());
   for (std::size_t k = 0; k < halo.send_nodes.size(); ++k)
-    std::copy_n(state + static_cast<std::size_t>(halo.send_nodes[k]) * kBlock, kBlock, &send[k * kBlock]);
-  exchange_packed_rows(comm, halo, send.data(), receive.data());
+    std::copy_n(state + static_cast<std::size_t>(halo.send_nodes[k]) * kBlock, kBlock, &buffers.send[k * kBlock]);
+  exchange_packed_rows(comm, halo, buffers.send.data(), buffers.receive.data());
   for (std::size_t k = 0; k < halo.receive_nodes.size(); ++k)
-    std::copy_n(&receive[k * kBlock], kBlock, state + static_cast<std::size_t>(halo.receive_nodes[k]) * kBlock);
+    std::copy_n(&buffers.receive[k * kBlock], kBlock, state + static_cast<std::size_t>(halo.receive_nodes[k]) * kBlock);
 }
 
 RankLayout RankLayout::whole_mesh(std::int64_t nodes, std::int64_t edges) {

@@ -140,8 +140,18 @@ LocalPart make_local_part(const Communicator& comm, OwnPart own, const std::stri
 /// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
 void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
 
-/// \brief Fills the ghost rows of a host state (rows of 5 doubles, local ids) from their owners (MPI).
-void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state);
+/// \brief The host buffers of exchange_ghost_states for one plan. Allocate them before the exchanges, in an agreed
+/// step (Communicator::agree): an allocation that failed inside an exchange would leave the peers waiting in it.
+struct GhostRowBuffers {
+  GhostRowBuffers() = default;
+  explicit GhostRowBuffers(const HaloPlan& halo);
+  std::vector<double> send;     ///< [send rows][5]
+  std::vector<double> receive;  ///< [receive rows][5]
+};
+
+/// \brief Fills the ghost rows of a host state (rows of 5 doubles, local ids) from their owners (MPI), through
+/// buffers sized for halo (it allocates nothing).
+void exchange_ghost_states(const Communicator& comm, const HaloPlan& halo, double* state, GhostRowBuffers& buffers);
 
 /// \brief The figures of every rank's layout, gathered (collective).
 PartitionSummary summarize_partition(const Communicator& comm, const RankLayout& layout);

@@ -101,8 +101,9 @@ struct TimingOptions {
   /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
   /// report progress through it.
   std::function<void(std::int64_t done, std::int64_t total)> progress = nullptr;
-  /// Many ranks: called before every warm-up and timed repetition, outside the timed assembly, with the
-  /// variant's state; exchanges the ghost states and returns the milliseconds that took. Empty on one rank.
+  /// Called once before every warm-up and timed repetition, outside the timed assembly, with the variant's state;
+  /// exchanges the ghost states (many ranks) and returns the milliseconds that took. run_case counts the calls: a
+  /// rank whose loop stops early makes up the exchanges its peers still wait in. May be empty.
   std::function<double(const StateBuffer& state)> refresh_ghosts = nullptr;
 };
 
