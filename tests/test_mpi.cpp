@@ -252,7 +252,8 @@ TEST(MpiReference, TheAdjointOrientationOnTwoAndThreeRanksEqualsOneProcessBitFor
   SKIP_WITHOUT_MPI();
   SKIP_WITHOUT_METIS();
   const TempDir dir;
-  for (const auto& [kind, order] : std::vector<std::pair<std::string, std::string>>{{"mixed", "random"}, {"tet", "rcm"}}) {
+  for (const auto& [kind, order] :
+       std::vector<std::pair<std::string, std::string>>{{"mixed", "random"}, {"tet", "rcm"}}) {
     const std::string path = write_generated(dir, kind, 4, order);
     for (const int ranks : {2, 3}) {
       SCOPED_TRACE(fmt::format("{} {} on {} ranks, A^T", kind, order, ranks));
@@ -269,11 +270,10 @@ TEST(MpiReference, AStoredReferenceOfTheOtherOrientationIsRefusedOnEveryRank) {
   const std::string path = write_generated(dir, "mixed", 3, "rcm");
   const std::string of_a = dir.file("a.h5"), of_transpose = dir.file("at.h5"), output = dir.file("out.h5");
   ASSERT_EQ(run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, of_a)).exit_code, 0);
-  ASSERT_EQ(run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q --transpose -o '{}'", path, of_transpose))
-                .exit_code,
-            0);
-  const CommandResult same = run_fluxjac_mpi(
-      2, fmt::format("run --mesh '{}' --transpose --reference '{}' --threads 1", path, of_transpose));
+  ASSERT_EQ(
+      run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q --transpose -o '{}'", path, of_transpose)).exit_code, 0);
+  const CommandResult same =
+      run_fluxjac_mpi(2, fmt::format("run --mesh '{}' --transpose --reference '{}' --threads 1", path, of_transpose));
   ASSERT_EQ(same.exit_code, 0) << same.output;
   EXPECT_NE(same.output.find("PASS"), std::string::npos) << same.output;
   const CommandResult wrong = run_fluxjac_mpi(

@@ -139,7 +139,8 @@ inline Jacobian transposed(const JacobianPattern& pattern, const Jacobian& a) {
     swap_block(&a.adiag[i * kBlockEntries], &t.adiag[i * kBlockEntries]);
     for (block_offset p = pattern.row_ptr[i]; p < pattern.row_ptr[i + 1]; ++p) {
       const node_index j = pattern.col_idx[p];
-      const auto first = pattern.col_idx.begin() + pattern.row_ptr[j], last = pattern.col_idx.begin() + pattern.row_ptr[j + 1];
+      const auto first = pattern.col_idx.begin() + pattern.row_ptr[j],
+                 last = pattern.col_idx.begin() + pattern.row_ptr[j + 1];
       const auto at = std::lower_bound(first, last, static_cast<node_index>(i));
       if (at == last || *at != i) {
         ADD_FAILURE() << "the pattern has (" << i << ", " << j << ") but not (" << j << ", " << i << ")";
