@@ -1016,7 +1016,8 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   const auto rows = read_csv(path);
   ASSERT_EQ(rows.size(), 4u);
   const std::string header =
-      "mesh,mesh_file,mesh_order,n_nodes,n_edges,n_offdiag_blocks,ordering_bandwidth,variant,backend,mode,assembly,"
+      "mesh,mesh_file,mesh_order,n_nodes,n_edges,n_offdiag_blocks,ordering_bandwidth,variant,backend,mode,orientation,"
+      "assembly,"
       "threads_per_edge,threads_per_side,edges_per_block,edges_per_block_requested,warmup,reps,status,min_ms,median_ms,"
       "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,time_relative_to_hd,registers,"
       "local_bytes,shared_bytes,"
