@@ -7,6 +7,7 @@ As a module (with scripts/ on sys.path, or this file copied beside your code):
     A = load_jacobian("J.h5")       # scipy.sparse.bsr_matrix of 5x5 blocks, float64: Adiag + Aoff in one matrix
     y = A @ v                       # v: float64 [5 n_nodes], node-major: v[5 i + c] is component c of node i
     J = read_jacobian("J.h5")       # the four datasets as NumPy arrays (J.adiag, J.row_ptr, J.col_idx, J.aoff)
+    J.orientation                   # "A" (dR/dQ) or "A^T" (written by `fluxjac run --transpose`)
 
 From the shell:
 
@@ -15,7 +16,9 @@ From the shell:
 
 The file keeps the diagonal blocks (/jacobian/adiag, float64) apart from the off-diagonal block-CSR matrix
 (/jacobian/row_ptr, col_idx, aoff; Aoff in float32, no diagonal). `load_jacobian` merges them into one BSR
-matrix whose rows hold their blocks in ascending column order, the diagonal block at its place among them.
+matrix whose rows hold their blocks in ascending column order, the diagonal block at its place among them. It is the
+matrix the file holds: A = dR/dQ, or A^T for a file written with --transpose (attribute orientation, "A" or "A^T";
+files of version 1 have none and hold A).
 
 Needs Debian's python3-h5py, python3-numpy and python3-scipy (read_jacobian alone needs no SciPy).
 Exit codes: 0 ok, 1 the product check failed, 2 invalid file, 3 usage.
@@ -29,7 +32,8 @@ import h5py
 import numpy as np
 
 FORMAT = "fluxjac-jacobian"
-VERSION = 1
+VERSIONS = (1, 2)  # version 2 records the orientation; version 1 files hold A
+ORIENTATIONS = ("A", "A^T")
 BLOCK = 5
 EXIT_CHECK_FAILED = 1
 EXIT_INVALID_INPUT = 2
@@ -47,7 +51,9 @@ class JacobianArrays:
     row_ptr: np.ndarray  # int64 [n_nodes + 1]: row i's off-diagonal blocks are row_ptr[i] .. row_ptr[i + 1] - 1
     col_idx: np.ndarray  # int32 [nnz]: the column (node) of each off-diagonal block, ascending within a row
     aoff: np.ndarray     # float32 [nnz, 5, 5]: block k of row i is dR_i/dQ_col_idx[k], row-major
-    attributes: dict     # the string attributes of /jacobian: variant, mesh_file, state_file, fluxjac_version
+    attributes: dict     # the string attributes of /jacobian: variant, mesh_file, state_file, fluxjac_version, ...
+    orientation: str = "A"  # the matrix the datasets hold: "A" = dR/dQ or "A^T", its transpose (same layout)
+    version: int = VERSIONS[-1]
 
     @property
     def n_nodes(self):
@@ -75,8 +81,9 @@ def read_jacobian(path):
         raise JacobianFileError(f"{path}: cannot open as HDF5 ({error})") from None
     with file:
         kind, version = file.attrs.get("format"), file.attrs.get("version")
-        if kind is None or _text(kind) != FORMAT or version != VERSION:
-            fail("/", f"format {kind!r} version {version!r}, expected {FORMAT!r} version {VERSION}")
+        if kind is None or _text(kind) != FORMAT or version not in VERSIONS:
+            fail("/", f"format {kind!r} version {version!r}, expected {FORMAT!r} version "
+                 f"{' or '.join(map(str, VERSIONS))}")
         arrays = {}
         for name, types in (("adiag", ("float64",)), ("row_ptr", ("int64", "int32")),
                             ("col_idx", ("int32", "int64")), ("aoff", ("float32",))):
@@ -87,6 +94,9 @@ def read_jacobian(path):
                 fail(f"/jacobian/{name}", f"type {dataset.dtype.name}, expected {' or '.join(types)}")
             arrays[name] = dataset[()]
         attributes = {key: _text(value) for key, value in file["jacobian"].attrs.items()}
+    orientation = attributes.get("orientation", "A" if version == 1 else None)
+    if orientation not in ORIENTATIONS:
+        fail("/jacobian", f"attribute orientation is {orientation!r}, expected 'A' or 'A^T'")
 
     adiag, row_ptr, col_idx, aoff = arrays["adiag"], arrays["row_ptr"], arrays["col_idx"], arrays["aoff"]
     if adiag.ndim != 3 or adiag.shape[1:] != (BLOCK, BLOCK) or adiag.shape[0] == 0:
@@ -126,11 +136,11 @@ def read_jacobian(path):
             block, entry = divmod(int(bad[0]), BLOCK * BLOCK)
             fail(f"/jacobian/{name}[{block}]", f"entry {divmod(entry, BLOCK)} is not finite")
     return JacobianArrays(adiag=adiag, row_ptr=row_ptr, col_idx=col_idx.astype(np.int32), aoff=aoff,
-                          attributes=attributes)
+                          attributes=attributes, orientation=orientation, version=int(version))
 
 
 def to_bsr(jacobian):
-    """The whole Jacobian A = Adiag + Aoff as one scipy.sparse.bsr_matrix of 5x5 blocks, float64, shape
+    """The whole Jacobian the arrays hold (A = Adiag + Aoff, or A^T of a file written with --transpose) as one scipy.sparse.bsr_matrix of 5x5 blocks, float64, shape
     [5 n_nodes, 5 n_nodes]: row i holds the blocks of row_ptr[i] .. row_ptr[i + 1] - 1 and the diagonal block,
     in ascending column order (sorted indices, no duplicates)."""
     import scipy.sparse  # only here: read_jacobian and the summary work without SciPy
@@ -158,7 +168,8 @@ def to_bsr(jacobian):
 
 
 def load_jacobian(path):
-    """The Jacobian file at path as one scipy.sparse.bsr_matrix, A = Adiag + Aoff (see to_bsr)."""
+    """The Jacobian file at path as one scipy.sparse.bsr_matrix, Adiag + Aoff (see to_bsr): the BSR matrix of A, or
+    of A^T when the file's orientation is "A^T"."""
     return to_bsr(read_jacobian(path))
 
 
@@ -176,7 +187,9 @@ def summary(path, jacobian):
     """Lines describing the file: provenance, sizes, row lengths, value ranges."""
     counts = np.diff(jacobian.row_ptr)
     stored = sum(a.nbytes for a in (jacobian.adiag, jacobian.row_ptr, jacobian.col_idx, jacobian.aoff))
-    lines = [f"{path}: fluxjac Jacobian, version {VERSION}"]
+    lines = [f"{path}: fluxjac Jacobian, version {jacobian.version}",
+             f"  orientation: {jacobian.orientation}" + (" (the transpose of dR/dQ)" if jacobian.orientation == "A^T"
+                                                           else " (dR/dQ)")]
     for key in ("variant", "mesh_file", "state_file", "fluxjac_version"):
         if key in jacobian.attributes:
             lines.append(f"  {key}: {jacobian.attributes[key]}")

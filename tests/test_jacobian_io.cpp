@@ -89,7 +89,8 @@ TEST_F(JacobianIO, RoundTripIsBitwiseExact) {
 TEST_F(JacobianIO, FileLayoutIsTheDocumentedOne) {
   const h5::File file = h5::File::open(path_);
   EXPECT_EQ(h5::read_format(file), std::optional<std::string>("fluxjac-jacobian"));
-  EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), std::optional<std::int64_t>(1));
+  EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), std::optional<std::int64_t>(2));
+  EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "orientation"), std::optional<std::string>("A"));
   EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "variant"), std::optional<std::string>("dn5_2"));
   const auto expect_dataset = [&](const char* path, h5::ElementType type, std::vector<std::int64_t> shape) {
     const h5::DatasetInfo info = h5::describe_dataset(file, path);

@@ -7,8 +7,10 @@ For each file: the loaded BSR matrix's A @ v equals a product taken block by blo
 datasets as h5py reads them; it equals a central difference of the residual R(Q) of docs/formats.md, "Residual
 and sign convention", computed here with the Roe flux of docs/design.md, "The Roe flux, exactly"; and the
 mistakes a loader can make (blocks read column-major, the matrix transposed, Adiag left out, v ordered by
-component) each fail both comparisons. The command-line mode prints its summary, passes --check-product, and
-names the dataset of a file with unsorted columns (exit code 2). Exits 77 (ctest: skipped) when /usr/bin/python3
+component) each fail both comparisons. A file written with --transpose loads as the BSR matrix of A^T: the
+transpose of the A file's matrix, exactly, and (A^T)^T @ v the central difference again; a version 1 file without
+the orientation loads as A. The command-line mode prints its summary, passes --check-product, and names the dataset
+of a file with unsorted columns (exit code 2). Exits 77 (ctest: skipped) when /usr/bin/python3
 has no SciPy.
 """
 
@@ -185,15 +187,45 @@ def check_file(fluxjac, mesh, name):
         if along_direction is not None:
             error = relative_difference(along_direction, central)
             check(error > 1e-3, f"{name}: {mistake}: differs from the central difference ({error:.1e})")
+    check_transpose(fluxjac, mesh, name, A, direction, central)
     return jacobian_path
+
+
+def check_transpose(fluxjac, mesh, name, A, direction, central):
+    """The file of `run --transpose` holds A^T: loaded, it is A.T exactly; an old file without the attribute is A."""
+    transpose_path = f"JT-{name}.h5"
+    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--transpose", "-o", transpose_path)
+    arrays = load_jacobian.read_jacobian(transpose_path)
+    check(arrays.orientation == "A^T" and arrays.version == 2,
+          f"{name}: --transpose writes version 2 with orientation A^T ({arrays.version}, {arrays.orientation})")
+    AT = load_jacobian.load_jacobian(transpose_path)
+    check(isinstance(AT, scipy.sparse.bsr_matrix) and AT.blocksize == (5, 5),
+          f"{name}: the A^T file loads as a BSR matrix of 5x5 blocks")
+    difference = abs(AT - A.T.tobsr(blocksize=(5, 5))).max()
+    check(difference == 0.0, f"{name}: the A^T file's matrix is the transpose of the A file's, exactly ({difference})")
+    error = relative_difference(AT.T @ direction, central)
+    check(error <= 1e-6, f"{name}: (A^T)^T @ v equals the central difference of the residual ({error:.1e})")
+    error = relative_difference(AT @ direction, central)
+    check(error > 1e-3, f"{name}: A^T @ v is not the central difference: the orientation matters ({error:.1e})")
+
+    old = f"J-{name}-version1.h5"
+    with h5py.File(f"J-{name}.h5", "r") as source, h5py.File(old, "w") as target:
+        for key, value in source.attrs.items():
+            target.attrs[key] = value
+        target.attrs["version"] = np.int32(1)
+        source.copy("jacobian", target)
+        del target["jacobian"].attrs["orientation"]
+    arrays = load_jacobian.read_jacobian(old)
+    check(arrays.orientation == "A" and arrays.version == 1, f"{name}: a version 1 file without orientation holds A")
 
 
 def check_command_line(jacobian_path):
     summary = run(sys.executable, LOADER, jacobian_path, "--check-product")
     print(summary, end="")
     n_nodes = raw_datasets(jacobian_path)["adiag"].shape[0]
-    check(f"nodes: {n_nodes:,}" in summary and "variant: reference" in summary and "(ok," in summary,
-          "load_jacobian.py --check-product: summary with nodes and variant, product ok, exit code 0")
+    check(f"nodes: {n_nodes:,}" in summary and "variant: reference" in summary and "(ok," in summary and
+          "orientation: A (dR/dQ)" in summary,
+          "load_jacobian.py --check-product: summary with nodes, variant and orientation, product ok, exit code 0")
 
     unsorted = "unsorted-columns.h5"
     with h5py.File(jacobian_path, "r") as source, h5py.File(unsorted, "w") as target:

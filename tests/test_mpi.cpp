@@ -72,15 +72,17 @@ std::string write_generated(const TempDir& dir, const std::string& kind, int n, 
   return path;
 }
 
-/// Serial and many-rank runs of the reference on path, with --output, compared bit for bit.
-void expect_many_ranks_equal_one(const TempDir& dir, const std::string& path, int ranks) {
+/// Serial and many-rank runs of the reference on path, with --output and `options`, compared bit for bit.
+void expect_many_ranks_equal_one(const TempDir& dir, const std::string& path, int ranks,
+                                 const std::string& options = "") {
   const std::string serial = dir.file("serial.h5"), many = dir.file(fmt::format("ranks{}.h5", ranks));
   std::filesystem::remove(serial);
   std::filesystem::remove(many);
-  const CommandResult one = run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, serial));
+  const CommandResult one =
+      run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}' {}", path, serial, options));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   const CommandResult result =
-      run_fluxjac_mpi(ranks, fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, many));
+      run_fluxjac_mpi(ranks, fmt::format("run --mesh '{}' --threads 1 -q -o '{}' {}", path, many, options));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("PASS"), std::string::npos) << result.output;
   expect_same_file(serial, many);
@@ -243,6 +245,43 @@ TEST(MpiReference, EveryKindAndOrderOnTwoAndThreeRanksEqualsOneProcessBitForBit)
       expect_many_ranks_equal_one(dir, path, ranks);
     }
   }
+}
+
+/// The adjoint orientation: each rank writes the rows of A^T it owns (they hold only its own edges' blocks).
+TEST(MpiReference, TheAdjointOrientationOnTwoAndThreeRanksEqualsOneProcessBitForBit) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  for (const auto& [kind, order] :
+       std::vector<std::pair<std::string, std::string>>{{"mixed", "random"}, {"tet", "rcm"}}) {
+    const std::string path = write_generated(dir, kind, 4, order);
+    for (const int ranks : {2, 3}) {
+      SCOPED_TRACE(fmt::format("{} {} on {} ranks, A^T", kind, order, ranks));
+      expect_many_ranks_equal_one(dir, path, ranks, "--transpose");
+      EXPECT_EQ(read_jacobian(dir.file(fmt::format("ranks{}.h5", ranks))).info.orientation, Orientation::kTransposed);
+    }
+  }
+}
+
+TEST(MpiReference, AStoredReferenceOfTheOtherOrientationIsRefusedOnEveryRank) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 3, "rcm");
+  const std::string of_a = dir.file("a.h5"), of_transpose = dir.file("at.h5"), output = dir.file("out.h5");
+  ASSERT_EQ(run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, of_a)).exit_code, 0);
+  ASSERT_EQ(
+      run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q --transpose -o '{}'", path, of_transpose)).exit_code, 0);
+  const CommandResult same =
+      run_fluxjac_mpi(2, fmt::format("run --mesh '{}' --transpose --reference '{}' --threads 1", path, of_transpose));
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("PASS"), std::string::npos) << same.output;
+  const CommandResult wrong = run_fluxjac_mpi(
+      2, fmt::format("run --mesh '{}' --transpose --reference '{}' --threads 1 -o '{}'", path, of_a, output));
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
+  EXPECT_EQ(count_lines(wrong.output, "holds the Jacobian in orientation A, and this run assembles A^T"), 2u)
+      << wrong.output;
+  EXPECT_FALSE(std::filesystem::exists(output));
 }
 
 TEST(MpiReference, APartitionedFileIsReadBySlicesAndGivesTheSameFile) {
@@ -513,6 +552,16 @@ TEST(MpiAgreement, DifferentRepsOrWarmupAreRefusedOnEveryRankBeforeAnyWork) {
       run_programs({{fmt::format("run --mesh '{}' -q", path)}, {fmt::format("run --mesh '{}' --reps 0 -q", path)}});
   expect_refused(invalid, 3, "rank 1 has 0", dir);
   EXPECT_EQ(invalid.result.output.find("read "), std::string::npos) << invalid.result.output;
+}
+
+TEST(MpiAgreement, TransposeOnOneRankOnlyIsRefused) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 2, "rcm"), output = dir.file("J.h5");
+  const JobResult job = run_programs({{fmt::format("run --mesh '{}' -q --transpose -o '{}'", path, output)},
+                                      {fmt::format("run --mesh '{}' -q -o '{}'", path, output)}});
+  expect_refused(job, 3, "ranks disagree on --transpose: rank 0 has true, rank 1 has", dir);
+  EXPECT_FALSE(std::filesystem::exists(output));
 }
 
 TEST(MpiAgreement, RunOnOneRankAndBenchOnTheOtherIsRefused) {

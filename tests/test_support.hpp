@@ -2,6 +2,7 @@
 // parameters, temporary folders, running the CLI.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -123,6 +124,32 @@ inline AssembledMesh assemble_generated(const std::string& kind, int n, const st
   result.pattern = JacobianPattern::build(result.generated.mesh);
   assemble_reference(result.generated.mesh, result.generated.state, result.pattern, result.reference);
   return result;
+}
+
+/// \brief The transpose of a Jacobian on a structurally symmetric pattern, written out here independently of the
+/// assembly rules: block (i, j) of the result is block (j, i) of `a` with its rows and columns swapped.
+inline Jacobian transposed(const JacobianPattern& pattern, const Jacobian& a) {
+  Jacobian t;
+  t.resize(pattern);
+  const auto swap_block = [](const auto* from, auto* to) {
+    for (int m = 0; m < kBlock; ++m)
+      for (int k = 0; k < kBlock; ++k) to[m * kBlock + k] = from[k * kBlock + m];
+  };
+  for (std::int64_t i = 0; i < pattern.n_nodes; ++i) {
+    swap_block(&a.adiag[i * kBlockEntries], &t.adiag[i * kBlockEntries]);
+    for (block_offset p = pattern.row_ptr[i]; p < pattern.row_ptr[i + 1]; ++p) {
+      const node_index j = pattern.col_idx[p];
+      const auto first = pattern.col_idx.begin() + pattern.row_ptr[j],
+                 last = pattern.col_idx.begin() + pattern.row_ptr[j + 1];
+      const auto at = std::lower_bound(first, last, static_cast<node_index>(i));
+      if (at == last || *at != i) {
+        ADD_FAILURE() << "the pattern has (" << i << ", " << j << ") but not (" << j << ", " << i << ")";
+        return t;
+      }
+      swap_block(&a.aoff[(at - pattern.col_idx.begin()) * kBlockEntries], &t.aoff[p * kBlockEntries]);
+    }
+  }
+  return t;
 }
 
 /// Same bytes (so NaNs and signed zeros count too).

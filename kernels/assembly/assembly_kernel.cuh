@@ -10,6 +10,7 @@
 #include "assembly/block_signs.hpp"
 #include "assembly/device_views.hpp"
 #include "assembly/edge_input.hpp"
+#include "assembly/orientation.hpp"
 
 namespace fluxjac {
 
@@ -34,33 +35,37 @@ __device__ FLUXJAC_FORCEINLINE EdgeInput load_edge(const DeviceEdges& mesh, edge
   return edge;
 }
 
-/// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR, one atomic per entry;
-/// 25 consecutive threads update the 25 consecutive doubles of one block. These 50 float64 atomics per edge
-/// are the edge strategy's largest cost (measured: docs/tuning.md, "Edge and node assembly"); the node
+/// \brief Adds the block's local Jacobians to Adiag: Adiag[L] += JL, Adiag[R] -= JR (in A^T their transposes), one
+/// atomic per entry; 25 consecutive threads update the 25 consecutive doubles of one block. These 50 float64 atomics
+/// per edge are the edge strategy's largest cost (measured: docs/tuning.md, "Edge and node assembly"); the node
 /// strategy has none.
 __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_index first, int count,
-                                                  const DeviceEdges& mesh, double* adiag) {
+                                                  const DeviceEdges& mesh, double* adiag, bool transposed) {
   for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
     const int local_edge = item / kAoffEntriesPerEdge;
     const int side = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: L gets +JL, 1: R gets -JR
     const int entry = item - local_edge * kAoffEntriesPerEdge - side * kBlockEntries;
-    const double value = staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + entry];
+    const double value =
+        staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + computed_entry(entry, transposed)];
     const node_index node = __ldg(&mesh.edges[2 * (first + local_edge) + side]);
     atomicAdd(&adiag[static_cast<std::int64_t>(node) * kBlockEntries + entry], block_signs(side).diagonal * value);
   }
 }
 
-/// \brief Writes the block's Aoff blocks (signs: docs/design.md, "Residual, sign convention and the four blocks"):
-/// plain stores, each slot belongs to one edge; consecutive threads write consecutive entries of one block.
+/// \brief Writes the block's Aoff blocks (signs: docs/design.md, "Residual, sign convention and the four blocks";
+/// orientation: assembly/orientation.hpp): plain stores, each slot belongs to one edge; consecutive threads write
+/// consecutive entries of one block.
 __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_index first, int count,
-                                                 const DeviceEdges& mesh, float* aoff) {
+                                                 const DeviceEdges& mesh, float* aoff, bool transposed) {
   for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
     const int local_edge = item / kAoffEntriesPerEdge;
-    const int target = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: Aoff[L,R], 1: Aoff[R,L]
+    const int target = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: slot (L,R), 1: slot (R,L)
     const int entry = item - local_edge * kAoffEntriesPerEdge - target * kBlockEntries;
     const edge_index e = first + local_edge;
-    const int side = 1 - target;  // Aoff[L,R] holds R's block JR, Aoff[R,L] holds L's block JL
-    const double value = staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + entry];
+    // A: slot (L,R) holds R's block JR, (R,L) L's block JL; A^T: each slot its own side's block, transposed
+    const int side = off_diagonal_side(target, transposed);
+    const double value =
+        staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + computed_entry(entry, transposed)];
     aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + target])) * kBlockEntries + entry] =
         static_cast<float>(block_signs(side).off_diagonal * value);
   }
@@ -92,8 +97,9 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
 
   // ---- scatter: coalesced writes of the staged blocks ---------------------------------------------
   if (stage_flags & kStageScatter) {
-    scatter_aoff(staging, first, count, mesh, jacobian.aoff);
-    scatter_adiag(staging, first, count, mesh, jacobian.adiag);
+    const bool transposed = stage_flags & kStageTranspose;
+    scatter_aoff(staging, first, count, mesh, jacobian.aoff, transposed);
+    scatter_adiag(staging, first, count, mesh, jacobian.adiag, transposed);
   }
 }
 
@@ -148,22 +154,25 @@ struct AoffStore {
   float value;
 };
 
-/// \brief The scatter phase of a node tile from its staged blocks: Aoff[j, i] = -D_ij (plain stores, 25 consecutive
-/// threads per block) and Adiag[i] = sum_j D_ij (summed in row order, stored once). `row_start` holds the rows'
-/// entry offsets in the pattern (rows + 1 of them); visited row r is node row_node[r], or first_row + r without
-/// a visit order. Each thread keeps kBatch stores in flight, and kBatch row sums.
+/// \brief The scatter phase of a node tile from its staged blocks: A[j, i] = -D_ij at the target slot of entry (i, j),
+/// which is the slot of (j, i) (plain stores, 25 consecutive threads per block), and Adiag[i] = sum_j D_ij (summed in
+/// row order, stored once); with `transposed`, (A[j, i])^T = (-D_ij)^T at the entry's own slot and (sum_j D_ij)^T
+/// (assembly/orientation.hpp). `row_start` holds the rows' entry offsets in the pattern (rows + 1 of them); visited
+/// row r is node row_node[r], or first_row + r without a visit order. Each thread keeps kBatch stores in flight, and
+/// kBatch row sums.
 template <int kBatch>
 __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int entries, int rows, int first_row,
                                                       int first_entry, const std::int32_t* row_start,
-                                                      const std::int32_t* transpose, const node_index* row_node,
-                                                      const DeviceJacobian& jacobian) {
+                                                      const std::int32_t* target, const node_index* row_node,
+                                                      const DeviceJacobian& jacobian, bool transposed) {
   block_strided_batches<kBatch>(
       entries * kBlockEntries,
       [&](int item) {
         const int entry = item / kBlockEntries;
         const int component = item - entry * kBlockEntries;
-        return AoffStore{static_cast<std::int64_t>(transpose[entry]) * kBlockEntries + component,
-                         static_cast<float>(block_signs(0).off_diagonal * staging[item])};
+        return AoffStore{static_cast<std::int64_t>(target[entry]) * kBlockEntries + component,
+                         static_cast<float>(block_signs(0).off_diagonal *
+                                            staging[entry * kBlockEntries + computed_entry(component, transposed)])};
       },
       [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
 
@@ -179,7 +188,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int
       const int item = first + b * blockDim.x;
       const int row = min(item, items - 1) / kBlockEntries;
       const int component = min(item, items - 1) - row * kBlockEntries;
-      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + component;
+      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + computed_entry(component, transposed);
       length[b] = item < items ? row_start[row + 1] - row_start[row] : 0;
       longest = max(longest, length[b]);
       sum[b] = 0.0;
@@ -205,18 +214,18 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int
 // ---- node strategy, one tile per block ------------------------------------------------------------------------
 
 /// \brief Shared memory of one block of node_assembly_kernel: the staged own-side blocks of its entries, then per
-/// entry the position of Aoff[j, i], the own row and the other node j, then the block's row starts. The indices
+/// entry the slot its block goes to, the own row and the other node j, then the block's row starts. The indices
 /// are loaded once, up front, so that the later loops read only shared memory.
 struct NodeBlockShared {
   double* staging;          ///< [max_entries][25]
-  std::int32_t* transpose;  ///< [max_entries]
+  std::int32_t* target;     ///< [max_entries]
   node_index* own;          ///< [max_entries]: the visited row of the entry (its state's place)
   node_index* other;        ///< [max_entries]
   std::int32_t* row_start;  ///< [max_rows + 1]
   __device__ NodeBlockShared(void* base, int max_entries)
       : staging(static_cast<double*>(base)),
-        transpose(reinterpret_cast<std::int32_t*>(staging + max_entries * kBlockEntries)),
-        own(transpose + max_entries),
+        target(reinterpret_cast<std::int32_t*>(staging + max_entries * kBlockEntries)),
+        own(target + max_entries),
         other(own + max_entries),
         row_start(other + max_entries) {}
 };
@@ -239,11 +248,12 @@ struct GlobalEntryLoad {
 
 /// \brief Node-based assembly kernel, one tile per block: a block takes whole consecutive rows of the block-CSR
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
-/// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij (scatter_node_tile): no
-/// atomics, no zeroing, bitwise reproducible. Equivalent to the edge-based signs of docs/design.md, "Residual, sign
-/// convention and the four blocks": for i = L, D = JL; for i = R, D = -JR. A block may have fewer threads than its tile
-/// has lanes: each thread then works several entries in turn, which spreads the block's index loads and barriers over
-/// more work (docs/tuning.md, "Lanes per thread").
+/// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij, or in A^T their
+/// transposes at Adiag[i] and the entry's own slot (scatter_node_tile): no atomics, no zeroing, bitwise reproducible.
+/// In A^T every block lands in the row that computed it, so a tile's stores are contiguous. Equivalent to the
+/// edge-based signs of docs/design.md, "Residual, sign convention and the four blocks": for i = L, D = JL; for i = R, D
+/// = -JR. A block may have fewer threads than its tile has lanes: each thread then works several entries in turn, which
+/// spreads the block's index loads and barriers over more work (docs/tuning.md, "Lanes per thread").
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
@@ -257,10 +267,10 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   block_strided_batches<Policy::kNodeBatch>(
       max(entry_count, row_count + 1),
       [&](int k) {
-        int3 loaded{0, 0, 0};  // row start, Aoff[j, i]'s slot, j
+        int3 loaded{0, 0, 0};  // row start, the entry's target slot, j
         if (k <= row_count) loaded.x = __ldg(&map.row_ptr[first_row + k]);
         if (k < entry_count) {
-          loaded.y = __ldg(&map.entry_transpose[first_entry + k]);
+          loaded.y = map.entry_target ? __ldg(&map.entry_target[first_entry + k]) : first_entry + k;
           loaded.z = __ldg(&map.col_idx[first_entry + k]);
         }
         return loaded;
@@ -268,7 +278,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
       [&](int k, int3 loaded) {
         if (k <= row_count) block.row_start[k] = loaded.x;
         if (k < entry_count) {
-          block.transpose[k] = loaded.y;
+          block.target[k] = loaded.y;
           block.other[k] = loaded.z;
         }
       });
@@ -284,7 +294,8 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
   scatter_node_tile<Policy::kNodeBatch>(block.staging, entry_count, row_count, first_row, first_entry, block.row_start,
-                                        block.transpose, map.row_node ? map.row_node + first_row : nullptr, jacobian);
+                                        block.target, map.row_node ? map.row_node + first_row : nullptr, jacobian,
+                                        stage_flags & kStageTranspose);
 }
 
 }  // namespace fluxjac

@@ -30,22 +30,24 @@ static_assert(sizeof(NodeTile) == 16 && offsetof(NodeTile, first_row) == 0 && of
               "the node kernel reads a NodeTile as one int4 (x, y, z, w in this order)");
 
 /// Node-based assembly: the block-CSR rows in the order the kernel visits them; per entry (i, j) of row i the
-/// column j, the position of the transposed block Aoff[j, i] and the face of the edge joining i and j as seen from i
+/// column j, the slot its block goes to (entry_target) and the face of the edge joining i and j as seen from i
 /// (outward unit normal and area, one 32-byte record, so that a block reads its faces contiguously); and the rows of
 /// each thread block (whole rows packed to a capacity of entries at setup, one NodeTile each). Visited row r is node
 /// row_node[r] (a traversal that keeps neighbours close in time, e.g. RCM, for meshes whose own order scatters them);
 /// without row_node it is node r. Columns and the state the kernel reads are in visit ids, so that neighbours' states
 /// lie close in memory too (the host copies the state into visit order before each assembly). Entries keep the
 /// pattern's order within a row, so each Adiag sum is the same whatever the traversal, and the outputs (Adiag at
-/// row_node[r], Aoff at the transposed slots) keep the pattern's layout.
+/// row_node[r], Aoff at the target slots) keep the pattern's layout. The target of entry (i, j) is the slot of
+/// (j, i) for A, and its own slot for A^T (docs/design.md, "The adjoint orientation"): without a visit order the
+/// entries of A^T go to their own positions, first_entry + k, and entry_target is nullptr.
 
 struct DeviceNodeMap {
-  const std::int32_t* row_ptr;          ///< [n_nodes + 1], in visiting order
-  const node_index* col_idx;            ///< [nnz]: j, as a visit id
-  const std::int32_t* entry_transpose;  ///< [nnz]: block index of Aoff[j, i]
-  const double* entry_face;             ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
-  const NodeTile* tiles;                ///< [blocks]: block b takes tile b
-  const node_index* row_node;           ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
+  const std::int32_t* row_ptr;       ///< [n_nodes + 1], in visiting order
+  const node_index* col_idx;         ///< [nnz]: j, as a visit id
+  const std::int32_t* entry_target;  ///< [nnz]: block index the entry's block goes to, or nullptr: its own
+  const double* entry_face;          ///< [nnz][4]: n_x, n_y, n_z (pointing away from i), area
+  const NodeTile* tiles;             ///< [blocks]: block b takes tile b
+  const node_index* row_node;        ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
 };
 
 /// Kernel outputs.
@@ -61,13 +63,15 @@ inline std::size_t edge_block_shared_bytes(int edges_per_block) {
 }
 
 /// Dynamic shared memory of one block of the node strategy's one-tile-per-block kernel: the staged blocks, per entry
-/// the transposed slot, own row and other node, and the row starts.
+/// the target slot, own row and other node, and the row starts.
 inline std::size_t node_block_shared_bytes(int max_entries, int max_rows) {
   return static_cast<std::size_t>(max_entries) * (kBlockEntries * sizeof(double) + 3 * sizeof(std::int32_t)) +
          static_cast<std::size_t>(max_rows + 1) * sizeof(std::int32_t);
 }
 
-/// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away.
-enum StageFlags : int { kStageCompute = 1, kStageScatter = 2 };
+/// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away. kStageTranspose
+/// stores A^T instead of A (kernels/assembly/orientation.hpp): a run-time switch too, so that every kernel serves both
+/// orientations.
+enum StageFlags : int { kStageCompute = 1, kStageScatter = 2, kStageTranspose = 4 };
 
 }  // namespace fluxjac

@@ -172,4 +172,11 @@ void emulate_node_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacob
       Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries);
 }
 
+/// \brief Runs a lane policy's node-based mapping on the CPU for one entry (i, j), as the node kernel's threads of the
+/// entry do (compute_node_tile): `edge` seen from i, `block` receives D_ij = A dF/dQ_i.
+template <class Policy, class Real>
+void emulate_node_entry(const BasicEdgeInput<Real>& edge, Real block[kBlockEntries]) {
+  for (int lane = 0; lane < Policy::kLanesPerSide; ++lane) Policy::compute_side(lane, edge, 0, edge.area, block);
+}
+
 }  // namespace fluxjac

@@ -40,7 +40,7 @@ EXIT_NO_DEVICE = 3       # --device gpu, and the framework sees no GPU
 EXIT_NO_FRAMEWORK = 77   # the framework is not importable (ctest counts 77 as skipped)
 
 EDGE_MESH_FORMAT, EDGE_MESH_VERSION = "fluxjac-edge-mesh", 1
-JACOBIAN_FORMAT, JACOBIAN_VERSION = "fluxjac-jacobian", 1
+JACOBIAN_FORMAT, JACOBIAN_VERSION = "fluxjac-jacobian", 2
 BLOCK = 5
 #: src/jacobian/compare.hpp, Tolerances: Adiag is float64 (summation order and contraction differ), Aoff float32.
 TOLERANCES = {"adiag": 1e-12, "aoff": 1e-6}
@@ -354,6 +354,7 @@ def write_jacobian(path, pattern, adiag, aoff, variant, mesh):
             group.create_dataset("row_ptr", data=pattern.row_ptr.astype(np.int64))
             group.create_dataset("col_idx", data=pattern.col_idx.astype(np.int32))
             group.create_dataset("aoff", data=np.ascontiguousarray(aoff, dtype=np.float32))
+            group.attrs["orientation"] = "A"  # the peers assemble A = dR/dQ (docs/formats.md, "Orientation")
             group.attrs["variant"] = variant
             group.attrs["mesh_file"] = mesh.path
             group.attrs["state_file"] = mesh.state_path

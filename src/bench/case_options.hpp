@@ -28,6 +28,9 @@ struct CaseOptions {
   int warmup = 2;
   int reps = 10;
   bool validate = true;  ///< against the reference (mode full only)
+  /// Assemble A^T instead of A (docs/design.md, "The adjoint orientation"): every case of a sweep, the reference and
+  /// the Jacobian files alike.
+  bool transpose = false;
   Tolerances tolerances;
   int threads = 0;  ///< CPU threads of the reference; 0 = OpenMP's default (every core)
 };

@@ -28,6 +28,7 @@ struct Column {
   double table_scale = 1.0;         ///< 100 shows a fraction as a percentage
   bool names_case = false;          ///< kept on the table line of a case that did not run
   bool many_ranks = false;          ///< in the table only when a record ran on many ranks (or in a scaling sweep)
+  bool transposed = false;          ///< in the table only when a record assembled A^T
 
   Column in_table(const char* table_heading, int table_width, const char* format = "{}", double scale = 1.0) const {
     Column c = *this;
@@ -45,6 +46,11 @@ struct Column {
   Column of_many_ranks() const {
     Column c = *this;
     c.many_ranks = true;
+    return c;
+  }
+  Column of_transposed() const {
+    Column c = *this;
+    c.transposed = true;
     return c;
   }
   Column as_verdict() const {
@@ -67,6 +73,7 @@ const std::vector<Column>& columns() {
       Column{"variant", "/variant"}.naming_case("variant", -10),
       {"backend", "/backend"},
       Column{"mode", "/mode"}.naming_case("mode", -13),
+      Column{"orientation", "/orientation"}.naming_case("matrix", -6).of_transposed(),
       Column{"assembly", "/assembly"}.naming_case("assembly", -8),
       {"threads_per_edge", "/threads_per_edge"},
       {"threads_per_side", "/threads_per_side"},
@@ -187,8 +194,10 @@ std::string format_table(const std::vector<RunRecord>& records) {
   const bool many_ranks = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
     return r.parallel.ranks > 1 || !r.parallel.scaling.empty();
   });
-  const auto shown = [many_ranks](const Column& column) {
-    return column.heading && (many_ranks || !column.many_ranks);
+  const bool transposed = std::any_of(records.begin(), records.end(),
+                                      [](const RunRecord& r) { return r.orientation == Orientation::kTransposed; });
+  const auto shown = [many_ranks, transposed](const Column& column) {
+    return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed);
   };
   std::string out;
   for (const Column& column : columns()) {

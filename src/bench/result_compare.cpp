@@ -259,6 +259,10 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   r.variant = run.required_text("variant");
   r.mode = run.required_text("mode");
   r.assembly = run.text("assembly").value_or("");
+  r.orientation = run.text("orientation").value_or("A");
+  if (r.orientation != "A" && r.orientation != "A^T")
+    fail(ExitCode::kInvalidInput, "{}: \"orientation\" is \"{}\", expected \"A\" or \"A^T\"", run.where(),
+         r.orientation);
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
   r.edges_per_block_requested = static_cast<int>(run.whole_number("edges_per_block_requested", 0, INT_MAX).value_or(0));
   r.ranks = static_cast<int>(run.whole_number("ranks", 1, INT_MAX).value_or(1));
@@ -312,15 +316,24 @@ void classify(const ResultRun& before, const ResultRun& after, const CompareOpti
       c.change == Change::kNoLongerRuns || c.change == Change::kValidationFailed || c.change == Change::kSlower;
 }
 
-/// What a case is besides its mesh: variant, mode, assembly, edges per block as requested, and ranks.
-using CaseSetup = std::tuple<std::string, std::string, std::string, int, int>;
+/// What a case is besides its mesh: variant, mode, orientation, assembly, edges per block as requested, and ranks.
+using CaseSetup = std::tuple<std::string, std::string, std::string, std::string, int, int>;
 
-CaseSetup setup_of(const ResultRun& r) { return {r.variant, r.mode, r.assembly, r.edges_per_block_requested, r.ranks}; }
+CaseSetup setup_of(const ResultRun& r) {
+  return {r.variant, r.mode, r.orientation, r.assembly, r.edges_per_block_requested, r.ranks};
+}
 
 /// Whether two runs differ in their ranks only.
 bool differ_in_ranks_only(const ResultRun& a, const ResultRun& b) {
-  return a.ranks != b.ranks && a.variant == b.variant && a.mode == b.mode && a.assembly == b.assembly &&
-         a.edges_per_block_requested == b.edges_per_block_requested && same_mesh(a.mesh, b.mesh);
+  return a.ranks != b.ranks && a.variant == b.variant && a.mode == b.mode && a.orientation == b.orientation &&
+         a.assembly == b.assembly && a.edges_per_block_requested == b.edges_per_block_requested &&
+         same_mesh(a.mesh, b.mesh);
+}
+
+/// Whether two runs differ in their orientation only.
+bool differ_in_orientation_only(const ResultRun& a, const ResultRun& b) {
+  return a.orientation != b.orientation && a.variant == b.variant && a.mode == b.mode && a.assembly == b.assembly &&
+         a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks && same_mesh(a.mesh, b.mesh);
 }
 
 /// How two meshes of one name differ, the first in file `mine_in`, the other in `theirs_in`: the first figure that
@@ -356,6 +369,12 @@ std::string nearest_case(const ResultRun& run, const std::vector<const ResultRun
     return fmt::format("differs only in ranks: {} ran it on {} rank{}", other, counts,
                        ranks.size() == 1 && ranks[0] == 1 ? "" : "s");
   }
+  for (const ResultRun* candidate : others)
+    if (differ_in_orientation_only(run, *candidate))
+      return fmt::format(
+          "differs only in orientation: {} assembled {}, {} assembled {} (bench --transpose assembles "
+          "A^T)",
+          other, candidate->orientation, mine, run.orientation);
   for (const ResultRun* candidate : others)
     if (setup_of(*candidate) == setup_of(run) && candidate->mesh.name == run.mesh.name &&
         !same_mesh(run.mesh, candidate->mesh))
@@ -439,6 +458,7 @@ bool same_case(const ResultRun& a, const ResultRun& b) {
 
 std::string ResultRun::key() const {
   std::string key = fmt::format("{} {} {}", mesh.name, variant, mode);
+  if (orientation != "A") key += " " + orientation;  // an A^T case is its own case
   if (!assembly.empty())
     key += fmt::format(" {} epb={}", assembly,
                        edges_per_block_requested > 0 ? std::to_string(edges_per_block_requested) : "default");

@@ -1,10 +1,10 @@
 // fluxjac — regression checks between two result files (`fluxjac compare BASE.json NEW.json`).
 //
 // Cases are matched by their case key (docs/bench-json.md, "The case key"): the mesh itself (its content digest,
-// else its counts and ordering figures, else its name), the variant, the mode, the assembly strategy, the edges
-// per block as requested, and the ranks. A file that holds one case twice is refused. A regression is a
-// validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or missing in
-// NEW, or a median time above BASE x (1 + time tolerance).
+// else its counts and ordering figures, else its name), the variant, the mode, the orientation (A or A^T), the
+// assembly strategy, the edges per block as requested, and the ranks. A file that holds one case twice is refused. A
+// regression is a validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or
+// missing in NEW, or a median time above BASE x (1 + time tolerance).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,7 @@ bool same_mesh(const MeshIdentity& a, const MeshIdentity& b);
 struct ResultRun {
   MeshIdentity mesh;
   std::string variant, mode, assembly;
+  std::string orientation = "A";  ///< "A" or "A^T" (absent in files of older versions: A)
   int edges_per_block_requested = 0;
   int ranks = 1;              ///< MPI ranks (absent in files of one process: 1)
   std::string status = "ok";  ///< ok, skipped, failed
@@ -46,13 +47,13 @@ struct ResultRun {
   std::optional<bool> passed;       ///< absent when not validated
   double adiag_error = 0.0, aoff_error = 0.0;
 
-  /// \brief "mixed:100:rcm hd full node epb=16 ranks=2": the case key as people read it (the mesh by its name;
-  /// ranks only above 1).
+  /// \brief "mixed:100:rcm hd full A^T node epb=16 ranks=2": the case key as people read it (the mesh by its name;
+  /// the orientation only when A^T, ranks only above 1).
   std::string key() const;
 };
 
-/// \brief Whether two runs are the same case: the same mesh (same_mesh), variant, mode, assembly, edges per block
-/// as requested, and ranks.
+/// \brief Whether two runs are the same case: the same mesh (same_mesh), variant, mode, orientation, assembly, edges
+/// per block as requested, and ranks.
 bool same_case(const ResultRun& a, const ResultRun& b);
 
 /// \brief A parsed result file.

@@ -97,7 +97,18 @@ PreparedMesh prepare_part(const std::string& name, const std::string& file, cons
   return prepared;
 }
 
-ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, const Note& note) {
+ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, Orientation orientation,
+                                 const Note& note) {
+  // Before any values are read; every rank reads the same file (the ranks agreed on it): the same verdict everywhere.
+  Orientation held = Orientation::kA;
+  mesh.comm->agree([&] { held = read_jacobian_info(path).orientation; });
+  if (held != orientation)
+    fail(ExitCode::kInvalidInput,
+         "{}: holds the Jacobian in orientation {}, and this run assembles {}: validate against a reference of the "
+         "same orientation ({})",
+         path, to_string(held), to_string(orientation),
+         held == Orientation::kTransposed ? "add --transpose, or give a reference written without it"
+                                          : "drop --transpose, or give a reference written with it");
   StoredRows stored = read_owned_rows(*mesh.comm, path, mesh.layout, mesh.pattern, note);
   // Before any case runs: repetitions validated against another mesh's Jacobian would all be wasted.
   if (!stored.pattern_difference.empty())
@@ -106,13 +117,14 @@ ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& me
   return {std::move(stored.jacobian), path};
 }
 
-ReferenceJacobian compute_reference(const PreparedMesh& mesh, const Note& note) {
-  say(note, fmt::format("reference: computing the CPU multivariate dual on {} edges ...", mesh.summary.n_edges));
+ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orientation, const Note& note) {
+  say(note, fmt::format("reference: computing the CPU multivariate dual on {} edges{} ...", mesh.summary.n_edges,
+                        orientation == Orientation::kTransposed ? " (A^T)" : ""));
   const auto start = std::chrono::steady_clock::now();
   ReferenceJacobian reference{{}, "CPU multivariate dual"};
   // A rank's part holds every edge of its owned rows, so they are exact (ghost rows are not used). A rank that runs
   // out of memory here must not leave the others waiting in the first case.
-  mesh.comm->agree([&] { assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian); });
+  mesh.comm->agree([&] { assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian, orientation); });
   say(note, fmt::format("reference: CPU multivariate dual ({:.2f} s)", seconds_since(start)));
   return reference;
 }
@@ -135,6 +147,7 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
   record.variant = *info;
   if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.timing.strategy, *info);
   record.mode = request.timing.mode;
+  record.orientation = request.timing.orientation;
   record.edges_per_block_requested = request.timing.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;

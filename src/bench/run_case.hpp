@@ -55,11 +55,13 @@ struct ReferenceJacobian {
 };
 
 /// \brief A stored Jacobian (.h5 written by `run --output`): each rank reads its own rows (one process: all).
-/// Error(kInvalidInput) on every rank when it is a Jacobian of another mesh.
-ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, const Note& note);
+/// Error(kInvalidInput) on every rank when it is a Jacobian of another mesh, or of another orientation than
+/// `orientation` (checked before its values are read).
+ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, Orientation orientation,
+                                 const Note& note);
 
-/// \brief The CPU reference assembled on the mesh (slow on big meshes: computed once per mesh).
-ReferenceJacobian compute_reference(const PreparedMesh& mesh, const Note& note);
+/// \brief The CPU reference assembled on the mesh, A or A^T (slow on big meshes: computed once per mesh).
+ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orientation, const Note& note);
 
 /// \brief What one case runs.
 struct CaseRequest {

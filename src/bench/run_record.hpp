@@ -71,6 +71,8 @@ struct RunRecord {
   /// The registered variant: its name, backend, lanes per edge and per side, and work model.
   VariantInfo variant;
   AssemblyMode mode = AssemblyMode::kFull;
+  /// The matrix assembled: A, or A^T (docs/design.md, "The adjoint orientation").
+  Orientation orientation = Orientation::kA;
   /// The GPU assembly strategy that ran, edge or node (`auto` resolved: never kAuto); none for CPU variants.
   std::optional<AssemblyStrategy> assembly;
   /// Work units per block as asked: edges (edge assembly) or incident edges in whole rows (node assembly); 0 = the
@@ -95,8 +97,8 @@ struct RunRecord {
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device);
 
-/// \brief Sets time_relative_to_hd of every record that ran, from the record of the same mesh and mode whose
-/// variant is the analytic Jacobian (Seeding::kAnalytic: hd), the yardstick of the AD types as in Sacado's
+/// \brief Sets time_relative_to_hd of every record that ran, from the record of the same mesh, mode and orientation
+/// whose variant is the analytic Jacobian (Seeding::kAnalytic: hd), the yardstick of the AD types as in Sacado's
 /// performance tests; with several such cases there (strategies, block sizes), the fastest.
 void relate_to_hd(std::vector<RunRecord>& records);
 

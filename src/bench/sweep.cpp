@@ -162,6 +162,7 @@ SweepPlan plan_sweep(const SweepConfig& config) {
             sweep_case.timing.mode = mode;
             sweep_case.timing.edges_per_block = units;
             sweep_case.timing.strategy = strategy;
+            sweep_case.timing.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
             sweep_case.named = is_named;
             if (gpu) sweep_case.skip_reason = no_gpu.brief;
             plan.cases.push_back(std::move(sweep_case));
@@ -182,6 +183,7 @@ void check_some_case_runs(const SweepPlan& plan) {
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
   std::string label =
       fmt::format("{} {} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant, to_string(sweep_case.timing.mode));
+  if (sweep_case.timing.orientation == Orientation::kTransposed) label += " A^T";
   if (variant_info(sweep_case.variant).backend == Backend::kCuda) {
     const int units = sweep_case.timing.edges_per_block;
     label += fmt::format(" {} epb={}", to_string(sweep_case.timing.strategy),
@@ -242,6 +244,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
   if (any_cpu_work)
     say(observer.note, fmt::format("CPU reference: {} thread{} (--threads)", threads, threads == 1 ? "" : "s"));
 
+  const Orientation orientation = config.cases.transpose ? Orientation::kTransposed : Orientation::kA;
   std::optional<PreparedMesh> mesh;
   std::optional<ReferenceJacobian> reference;
   std::unique_ptr<Variant> variant;
@@ -273,9 +276,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       });
       if (config.cases.validate && any_full) {
         if (config.reference.empty()) {
-          reference = compute_reference(*mesh, observer.note);
+          reference = compute_reference(*mesh, orientation, observer.note);
         } else {
-          reference = read_reference(config.reference, *mesh, observer.note);
+          reference = read_reference(config.reference, *mesh, orientation, observer.note);
         }
       }
       mesh_index = sweep_case.mesh;

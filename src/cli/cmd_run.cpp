@@ -74,8 +74,9 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
     observer.assembled = [outputs, note = observer.note](const SweepCase& sweep_case, const PreparedMesh& mesh,
                                                          const Jacobian& jacobian) {
       const std::string& output = outputs.at(sweep_case.variant);
-      const JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
-                                  fmt::format("{} ({})", kVersion, kGitRevision)};
+      JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
+                            fmt::format("{} ({})", kVersion, kGitRevision)};
+      info.orientation = sweep_case.timing.orientation;
       // One file in the mesh file's numbering, of every rank's owned rows.
       write_owned_rows(*mesh.comm, output, mesh.layout, mesh.pattern, jacobian, info);
       if (note) note(fmt::format("wrote {}", output));

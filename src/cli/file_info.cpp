@@ -191,7 +191,9 @@ std::string describe_jacobian_file(const std::string& path) {
   const StoredJacobian stored = read_jacobian(path);
   const JacobianPattern& pattern = stored.pattern;
   std::string text =
-      fmt::format("{}: fluxjac Jacobian (format {} version {})\n", path, kJacobianFormat, kJacobianFormatVersion);
+      fmt::format("{}: fluxjac Jacobian (format {} version {})\n", path, kJacobianFormat, stored.info.format_version);
+  add_line(text, "orientation",
+           stored.info.orientation == Orientation::kA ? "A = dR/dQ" : "A^T (the transpose of dR/dQ: adjoint)");
   add_line(text, "nodes (block rows)", std::to_string(pattern.n_nodes));
   add_line(text, "off-diagonal blocks",
            fmt::format("{} ({:.3g} per row)", pattern.nnz(),

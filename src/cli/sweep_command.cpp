@@ -112,6 +112,10 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
       .add_option("--reps", options.reps,
                   fmt::format("timed repetitions per case, min/median/max reported (1 to {})", kMaxReps))
       ->capture_default_str();
+  command.add_flag("--transpose", options.transpose,
+                   "assemble the adjoint orientation A^T (block-CSR rows of the transpose, what discrete-adjoint "
+                   "solvers use) instead of A = dR/dQ, for every variant, case and rank; validation compares with the "
+                   "reference's A^T, and --output files record it (off unless given)");
   command.add_flag("--validate,!--no-validate", options.validate,
                    "compare the mode-full results with the reference, computed once per mesh (on unless "
                    "--no-validate; the CPU reference is slow on big meshes)");

@@ -113,14 +113,11 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
   n_edges_ = mesh.n_edges();
   n_nodes_ = mesh.n_nodes;
   std::vector<std::int32_t> slots(static_cast<std::size_t>(2 * n_edges_));
-  std::vector<std::int32_t> entry_transpose(static_cast<std::size_t>(pattern.nnz()));
   std::vector<double> entry_face(static_cast<std::size_t>(pattern.nnz()) * 4);
   for (edge_index e = 0; e < n_edges_; ++e) {
     const auto lr = static_cast<std::int32_t>(pattern.slot_lr[e]), rl = static_cast<std::int32_t>(pattern.slot_rl[e]);
     slots[2 * e] = lr;
     slots[2 * e + 1] = rl;
-    entry_transpose[lr] = rl;
-    entry_transpose[rl] = lr;
     // Entry (L, R) sees the face from L: the normal as stored; entry (R, L) sees it from R: flipped.
     for (int k = 0; k < 3; ++k) {
       entry_face[4 * static_cast<std::size_t>(lr) + k] = mesh.normals[3 * e + k];
@@ -128,7 +125,9 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
     }
     entry_face[4 * static_cast<std::size_t>(lr) + 3] = entry_face[4 * static_cast<std::size_t>(rl) + 3] = mesh.areas[e];
   }
-  setup_node_map(mesh, pattern, entry_transpose, entry_face);
+  const std::vector<block_offset> targets = node_entry_targets(pattern, Orientation::kA);
+  host_targets_of_a_.assign(targets.begin(), targets.end());
+  setup_node_map(mesh, pattern, entry_face);
   node_launch_ = NodeLaunch{};
   edges_.upload(mesh.edges.data(), mesh.edges.size());
   normals_.upload(mesh.normals.data(), mesh.normals.size());
@@ -141,7 +140,7 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
 }
 
 void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern,
-                                  const std::vector<std::int32_t>& transpose, const std::vector<double>& face) {
+                                  const std::vector<double>& face) {
   // A block's rows share neighbours only when the order keeps them close: in a scattered order (random, or a
   // mesh generator's), each block's Aoff stores and state loads land all over memory and its partial 32-byte
   // sectors leave L2 unmerged. Then visit rows in RCM order, when that shortens the mean edge span 4 times or more.
@@ -158,7 +157,7 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
     host_row_ptr_.assign(pattern.row_ptr.begin(), pattern.row_ptr.end());
     col_idx_.upload(pattern.col_idx.data(), pattern.col_idx.size());
     entry_face_.upload(face.data(), face.size());
-    entry_transpose_.upload(transpose.data(), transpose.size());
+    visited_entry_.clear();
     row_node_.allocate(0);
     visited_state_.allocate(0);
   } else {
@@ -168,26 +167,44 @@ void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& p
       row_node[new_id_of_old[node]] = static_cast<node_index>(node);
     host_row_ptr_.assign(1, 0);
     std::vector<node_index> columns;
-    std::vector<std::int32_t> visited_transpose;
     std::vector<double> visited_face;
     columns.reserve(pattern.col_idx.size());
-    visited_transpose.reserve(transpose.size());
+    visited_entry_.clear();
+    visited_entry_.reserve(pattern.col_idx.size());
     visited_face.reserve(face.size());
     for (const node_index node : row_node) {
       for (block_offset k = pattern.row_ptr[node]; k < pattern.row_ptr[node + 1]; ++k) {
         columns.push_back(new_id_of_old[pattern.col_idx[k]]);  // the state is read in visit order
-        visited_transpose.push_back(transpose[k]);
+        visited_entry_.push_back(static_cast<std::int32_t>(k));
         visited_face.insert(visited_face.end(), &face[4 * k], &face[4 * k] + 4);
       }
       host_row_ptr_.push_back(static_cast<std::int32_t>(columns.size()));
     }
     col_idx_.upload(columns.data(), columns.size());
     entry_face_.upload(visited_face.data(), visited_face.size());
-    entry_transpose_.upload(visited_transpose.data(), visited_transpose.size());
     row_node_.upload(row_node.data(), row_node.size());
     visited_state_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   }
   row_ptr_.upload(host_row_ptr_.data(), host_row_ptr_.size());
+  targets_orientation_.reset();
+}
+
+void CudaAssembly::upload_node_targets(Orientation orientation) {
+  if (targets_orientation_ == orientation) return;
+  const bool transposed = orientation == Orientation::kTransposed;
+  if (transposed && visited_entry_.empty()) {
+    entry_target_.allocate(0);  // each entry's own slot, in order: the kernel needs no array
+  } else {
+    // Visited entry v is pattern entry visited_entry_[v] (v itself in file order).
+    const std::size_t n = host_targets_of_a_.size();
+    std::vector<std::int32_t> targets(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      const std::int32_t entry = visited_entry_.empty() ? static_cast<std::int32_t>(v) : visited_entry_[v];
+      targets[v] = transposed ? entry : host_targets_of_a_[entry];
+    }
+    entry_target_.upload(targets.data(), targets.size());
+  }
+  targets_orientation_ = orientation;
 }
 
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
@@ -203,6 +220,8 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   int flags = kStageCompute | kStageScatter;
   if (options.mode == AssemblyMode::kComputeOnly) flags = kStageCompute;
   if (options.mode == AssemblyMode::kScatterOnly) flags = kStageScatter;
+  if (options.orientation == Orientation::kTransposed) flags |= kStageTranspose;
+  if (strategy_ == AssemblyStrategy::kNode) upload_node_targets(options.orientation);
 
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
   const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
@@ -214,7 +233,7 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     tiles_.upload(tiles.data(), tiles.size());
   }
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
-  const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_transpose_.data(),
+  const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_target_.size() ? entry_target_.data() : nullptr,
                           entry_face_.data(), tiles_.data(),   row_node_.data()};
   EventTimer zero_timer, assembly_timer;
   TimingSamples samples;

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,10 @@ class CudaAssembly : public Variant {
  private:
   /// Uploads the node map of node assembly, its rows in file order or, where that order scatters neighbours, in
   /// RCM order (see DeviceNodeMap).
-  void setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern, const std::vector<std::int32_t>& transpose,
-                      const std::vector<double>& face);
+  void setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern, const std::vector<double>& face);
+  /// Uploads where the node kernel stores each visited entry's block for `orientation` (DeviceNodeMap::entry_target),
+  /// unless the last upload was for it: A's transposed slots, or A^T's own slots (no array in file order).
+  void upload_node_targets(Orientation orientation);
   /// Node assembly in the RCM visit order: the state copied into visit order, then the node kernel.
   void launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                       int stage_flags);
@@ -77,7 +80,11 @@ class CudaAssembly : public Variant {
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
-  DeviceArray<std::int32_t> row_ptr_, entry_transpose_;
+  DeviceArray<std::int32_t> row_ptr_, entry_target_;
+  std::vector<std::int32_t> host_targets_of_a_;  ///< per pattern entry (i, j): the slot of (j, i)
+  std::vector<std::int32_t>
+      visited_entry_;  ///< per visited entry, its pattern entry (RCM traversal); empty in file order
+  std::optional<Orientation> targets_orientation_;  ///< what entry_target_ holds; none before the first node run
   /// The node kernel trusts these for its shared-memory bounds: they are rebuilt from host_row_ptr_ (the rows of
   /// row_ptr_) whenever the plan changes, and setup() resets the plan.
   DeviceArray<NodeTile> tiles_;

@@ -42,6 +42,7 @@ VariantInfo gpu_variant_info(const GpuTuning& tuning, std::string description, S
 #endif
   info.emulate_edge_lanes = emulate_edge_lanes<Policy, double>;
   info.emulate_node_lanes = emulate_node_lanes<Policy, double>;
+  info.emulate_node_entry = emulate_node_entry<Policy, double>;
   // A few thousand counted operations per mapping: cheap enough for static initialization.
   info.work = gpu_variant_work(count_edge_lanes<Policy>(), count_node_lanes<Policy>(), to_string(tuning.assembly));
   return info;

@@ -1,6 +1,8 @@
 // fluxjac — block-CSR sparsity pattern with the edge-to-slot map, and the assembled Jacobian.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
@@ -24,7 +26,22 @@ struct JacobianPattern {
   static JacobianPattern build(const EdgeMesh& mesh);
 };
 
-/// \brief The assembled Jacobian dR/dQ: Adiag in float64, Aoff in float32 (docs/design.md, "Jacobian output").
+/// \brief Which matrix a Jacobian holds (docs/design.md, "The adjoint orientation"): A = dR/dQ, or its transpose
+/// A^T in the same block-CSR layout (the pattern is structurally symmetric; block (i, j) of A^T is (A[j, i])^T).
+enum class Orientation { kA, kTransposed };
+
+/// "A" or "A^T": the names the Jacobian file, the bench records and the messages use.
+const char* to_string(Orientation orientation);
+/// The orientation named "A" or "A^T"; nullopt for any other text.
+std::optional<Orientation> parse_orientation(const std::string& text);
+
+/// \brief Node assembly: per pattern entry (i, j), the slot its computed block goes to: the slot of (j, i) in A (the
+/// block belongs to column i of A), the entry's own slot in A^T (kernels/assembly/orientation.hpp has the rest of
+/// the rules).
+std::vector<block_offset> node_entry_targets(const JacobianPattern& pattern, Orientation orientation);
+
+/// \brief The assembled Jacobian dR/dQ (or its transpose): Adiag in float64, Aoff in float32 (docs/design.md, "Jacobian
+/// output").
 struct Jacobian {
   std::vector<double> adiag;  ///< [n_nodes][5][5], row-major blocks
   std::vector<float> aoff;    ///< [nnz][5][5], row-major blocks, in pattern order

@@ -115,7 +115,7 @@ struct JacobianDatasets {
 };
 
 JacobianDatasets describe_jacobian(const h5::File& file, const std::string& path) {
-  h5::require_format(file, kJacobianFormat, kJacobianFormatVersion);
+  h5::require_format(file, kJacobianFormat, kJacobianOldestFormatVersion, kJacobianFormatVersion);
   if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
   JacobianDatasets d;
   d.adiag = h5::describe_dataset(file, kAdiag);
@@ -146,6 +146,31 @@ void write_attributes(const h5::File& file, const JacobianFileInfo& info) {
   h5::write_attribute(file, kGroup, "mesh_file", info.mesh_file);
   h5::write_attribute(file, kGroup, "state_file", info.state_file);
   h5::write_attribute(file, kGroup, "fluxjac_version", info.version);
+  h5::write_attribute(file, kGroup, "orientation", std::string(to_string(info.orientation)));
+}
+
+/// The attributes of an open Jacobian file whose format is checked.
+JacobianFileInfo read_attributes(const h5::File& file, int format_version) {
+  JacobianFileInfo info;
+  info.format_version = format_version;
+  info.variant = string_attribute_or_empty(file, "variant");
+  info.mesh_file = string_attribute_or_empty(file, "mesh_file");
+  info.state_file = string_attribute_or_empty(file, "state_file");
+  info.version = string_attribute_or_empty(file, "fluxjac_version");
+  const std::optional<std::string> orientation = h5::read_string_attribute(file, kGroup, "orientation");
+  if (!orientation && format_version >= 2)
+    fail(ExitCode::kInvalidInput,
+         "{}: {}: attribute \"orientation\" is missing (version {} files record \"A\" or "
+         "\"A^T\")",
+         file.name(), kGroup, format_version);
+  if (orientation) {
+    const std::optional<Orientation> parsed = parse_orientation(*orientation);
+    if (!parsed)
+      fail(ExitCode::kInvalidInput, "{}: {}: attribute \"orientation\" is \"{}\", expected \"A\" or \"A^T\"",
+           file.name(), kGroup, *orientation);
+    info.orientation = *parsed;
+  }
+  return info;
 }
 
 /// The block ranges of the rows, as consecutive runs.
@@ -278,11 +303,16 @@ StoredJacobian read_jacobian(const std::string& path) {
   stored.jacobian.aoff = h5::read<float>(file, aoff);
   check_finite_blocks(path, kAoff, stored.jacobian.aoff);
 
-  stored.info.variant = string_attribute_or_empty(file, "variant");
-  stored.info.mesh_file = string_attribute_or_empty(file, "mesh_file");
-  stored.info.state_file = string_attribute_or_empty(file, "state_file");
-  stored.info.version = string_attribute_or_empty(file, "fluxjac_version");
+  stored.info = read_attributes(file, static_cast<int>(*h5::read_integer_attribute(file, "/", "version")));
   return stored;
+}
+
+JacobianFileInfo read_jacobian_info(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  const std::int64_t version =
+      h5::require_format(file, kJacobianFormat, kJacobianOldestFormatVersion, kJacobianFormatVersion);
+  if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
+  return read_attributes(file, static_cast<int>(version));
 }
 
 }  // namespace fluxjac

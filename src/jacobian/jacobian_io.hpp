@@ -11,15 +11,20 @@ namespace fluxjac {
 
 /// Root attribute `format` of Jacobian files.
 inline constexpr const char* kJacobianFormat = "fluxjac-jacobian";
-/// Root attribute `version` of Jacobian files.
-inline constexpr int kJacobianFormatVersion = 1;
+/// Root attribute `version` of the Jacobian files written: 2 records the orientation (docs/formats.md, "Jacobian").
+inline constexpr int kJacobianFormatVersion = 2;
+/// The oldest version read: version 1 files have no orientation and hold A.
+inline constexpr int kJacobianOldestFormatVersion = 1;
 
-/// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version).
+/// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version), and
+/// the matrix the file holds (attribute orientation: "A" or "A^T").
 struct JacobianFileInfo {
   std::string variant;     ///< registry name of the variant that assembled it
   std::string mesh_file;   ///< input mesh path
   std::string state_file;  ///< input state path (the mesh file when the state was in it)
   std::string version;     ///< fluxjac version and git revision
+  Orientation orientation = Orientation::kA;
+  int format_version = kJacobianFormatVersion;  ///< read from the file; files are written in kJacobianFormatVersion
 };
 
 /// \brief A Jacobian read back from a file (e.g. a stored reference).
@@ -35,6 +40,10 @@ struct StoredJacobian {
 /// file appears then.
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info);
+
+/// \brief The format version and attributes of a Jacobian file, without reading its datasets: Error(kInvalidInput)
+/// when it is not a Jacobian file of a version this fluxjac reads, or its orientation is not "A" or "A^T".
+JacobianFileInfo read_jacobian_info(const std::string& path);
 
 /// \brief Reads and validates a Jacobian file: types, consistent shapes, row_ptr from 0 to nnz and
 /// non-decreasing, col_idx in range, strictly ascending within a row, no diagonal, finite values.

@@ -46,4 +46,25 @@ JacobianPattern JacobianPattern::build(const EdgeMesh& mesh) {
   return pattern;
 }
 
+const char* to_string(Orientation orientation) { return orientation == Orientation::kA ? "A" : "A^T"; }
+
+std::optional<Orientation> parse_orientation(const std::string& text) {
+  if (text == "A") return Orientation::kA;
+  if (text == "A^T") return Orientation::kTransposed;
+  return std::nullopt;
+}
+
+std::vector<block_offset> node_entry_targets(const JacobianPattern& pattern, Orientation orientation) {
+  std::vector<block_offset> targets(static_cast<std::size_t>(pattern.nnz()));
+  if (orientation == Orientation::kTransposed) {
+    for (block_offset k = 0; k < pattern.nnz(); ++k) targets[k] = k;
+    return targets;
+  }
+  for (std::size_t e = 0; e < pattern.slot_lr.size(); ++e) {
+    targets[pattern.slot_lr[e]] = pattern.slot_rl[e];
+    targets[pattern.slot_rl[e]] = pattern.slot_lr[e];
+  }
+  return targets;
+}
+
 }  // namespace fluxjac

@@ -10,6 +10,7 @@
 
 #include "ad/dual.hpp"
 #include "assembly/block_signs.hpp"
+#include "assembly/orientation.hpp"
 #include "physics/roe_flux.hpp"
 #include "registry/registry.hpp"
 #include "util/error.hpp"
@@ -54,23 +55,26 @@ void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobian
 }
 
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
-                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian) {
+                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian, Orientation orientation) {
+  const bool transposed = orientation == Orientation::kTransposed;
   const node_index node[2] = {left, right};
-  const block_offset transposed_slot[2] = {slot_rl, slot_lr};  // Aoff[other, own] of each side
+  const block_offset slot[2] = {slot_lr, slot_rl};  // the edge's off-diagonal slots (L, R) and (R, L)
   for (int side = 0; side < 2; ++side) {
-    const BlockSigns signs = block_signs(side);
     double* adiag = &jacobian.adiag[static_cast<std::size_t>(node[side]) * kBlockEntries];
-    float* aoff = &jacobian.aoff[static_cast<std::size_t>(transposed_slot[side]) * kBlockEntries];
-    for (int i = 0; i < kBlockEntries; ++i) {
-      const double value = local[side * kBlockEntries + i];
-      adiag[i] += signs.diagonal * value;
-      aoff[i] = static_cast<float>(signs.off_diagonal * value);
-    }
+    for (int i = 0; i < kBlockEntries; ++i)
+      adiag[i] += block_signs(side).diagonal * local[side * kBlockEntries + computed_entry(i, transposed)];
+  }
+  for (int target = 0; target < 2; ++target) {
+    const int side = off_diagonal_side(target, transposed);
+    float* aoff = &jacobian.aoff[static_cast<std::size_t>(slot[target]) * kBlockEntries];
+    for (int i = 0; i < kBlockEntries; ++i)
+      aoff[i] = static_cast<float>(block_signs(side).off_diagonal *
+                                   local[side * kBlockEntries + computed_entry(i, transposed)]);
   }
 }
 
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian) {
+                        Jacobian& jacobian, Orientation orientation) {
   jacobian.resize(pattern);
   // Edges in chunks: local Jacobians in parallel, then accumulated in edge order (deterministic).
   constexpr edge_index kChunk = 1 << 15;
@@ -83,7 +87,7 @@ void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const Jaco
     for (edge_index i = 0; i < count; ++i) {
       const edge_index e = first + i;
       scatter_local_jacobian(&locals[i * kLocalJacobianEntries], mesh.left(e), mesh.right(e), pattern.slot_lr[e],
-                             pattern.slot_rl[e], jacobian);
+                             pattern.slot_rl[e], jacobian, orientation);
     }
   }
 }
@@ -140,7 +144,7 @@ class ReferenceVariant final : public Variant {
       const double halo_ms = options.refresh_ghosts ? options.refresh_ghosts(state_buffer()) : 0.0;
       if (options.refresh_ghosts && rep >= options.warmup) samples.halo_ms.push_back(halo_ms);
       const auto start = std::chrono::steady_clock::now();
-      assemble_reference(*mesh_, state_, *pattern_, jacobian_);
+      assemble_reference(*mesh_, state_, *pattern_, jacobian_, options.orientation);
       const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
       if (rep >= options.warmup) {
         samples.assembly_ms.push_back(elapsed.count());

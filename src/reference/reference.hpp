@@ -16,13 +16,15 @@ EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e
 void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]);
 
 /// \brief Adds one edge's local Jacobian to Adiag and writes its Aoff blocks (signs: docs/design.md, "Residual, sign
-/// convention and the four blocks").
+/// convention and the four blocks"), in A or in A^T (kernels/assembly/orientation.hpp): the edge assembly's rule on
+/// the CPU, which the GPU edge kernel follows too.
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
-                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian);
+                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
+                            Orientation orientation = Orientation::kA);
 
-/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work).
+/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose.
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian);
+                        Jacobian& jacobian, Orientation orientation = Orientation::kA);
 
 /// \brief Sets the number of CPU threads the reference uses (OpenMP) and returns the number it will use:
 /// `threads`, or with 0 OpenMP's default (OMP_NUM_THREADS when set, else every core). Always 1 in a build

@@ -49,6 +49,9 @@ struct GpuTuning {
 
 /// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian.
 using LaneEmulator = std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries])>;
+/// \brief Runs a variant's node-based lanes on the CPU for one entry (i, j) of row i, as the threads of node i do:
+/// `edge` as seen from i (i's state on the left, the normal pointing away from i), `block` receives D_ij.
+using EntryEmulator = std::function<void(const EdgeInput& edge, double block[kBlockEntries])>;
 
 /// \brief What `fluxjac list` shows about a variant.
 struct VariantInfo {
@@ -68,6 +71,8 @@ struct VariantInfo {
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
   LaneEmulator emulate_edge_lanes;
   LaneEmulator emulate_node_lanes;
+  /// The node-based lanes of one entry, as the node kernel runs them (emulated_assembly.hpp assembles with them).
+  EntryEmulator emulate_node_entry;
   /// FP64 operations (counted from the lane work) and bytes per strategy: the variant's own floor.
   VariantWork work;
 };
@@ -98,6 +103,8 @@ struct TimingOptions {
   int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy)
                             ///< per block; 0 = default
   AssemblyStrategy strategy = AssemblyStrategy::kAuto;
+  /// The matrix assembled: A, or A^T for adjoint solvers (docs/design.md, "The adjoint orientation").
+  Orientation orientation = Orientation::kA;
   /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
   /// report progress through it.
   std::function<void(std::int64_t done, std::int64_t total)> progress = nullptr;

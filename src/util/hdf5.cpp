@@ -638,6 +638,11 @@ void write_format(const File& file, std::string_view format, std::int32_t versio
 std::optional<std::string> read_format(const File& file) { return read_string_attribute(file, "/", "format"); }
 
 void require_format(const File& file, std::string_view expected_format, std::int64_t expected_version) {
+  require_format(file, expected_format, expected_version, expected_version);
+}
+
+std::int64_t require_format(const File& file, std::string_view expected_format, std::int64_t oldest_version,
+                            std::int64_t newest_version) {
   const std::optional<std::string> format = read_format(file);
   if (!format)
     fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\")",
@@ -648,10 +653,15 @@ void require_format(const File& file, std::string_view expected_format, std::int
   const std::optional<std::int64_t> version = read_integer_attribute(file, "/", "version");
   if (!version)
     fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is missing (expected {})", file.name(),
-         expected_version);
-  if (*version != expected_version)
-    fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is {}: this fluxjac reads {} version {} only",
-         file.name(), *version, expected_format, expected_version);
+         newest_version);
+  if (*version < oldest_version || *version > newest_version) {
+    if (oldest_version == newest_version)
+      fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is {}: this fluxjac reads {} version {} only",
+           file.name(), *version, expected_format, newest_version);
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is {}: this fluxjac reads {} versions {} to {}",
+         file.name(), *version, expected_format, oldest_version, newest_version);
+  }
+  return *version;
 }
 
 }  // namespace fluxjac::h5

@@ -308,5 +308,8 @@ std::optional<std::string> read_format(const File& file);
 /// \brief Error(kInvalidInput) unless the root attributes are format == expected_format and
 /// version == expected_version, with a message saying what the file is instead.
 void require_format(const File& file, std::string_view expected_format, std::int64_t expected_version);
+/// \brief As above for a format read in versions oldest_version to newest_version; returns the file's version.
+std::int64_t require_format(const File& file, std::string_view expected_format, std::int64_t oldest_version,
+                            std::int64_t newest_version);
 
 }  // namespace fluxjac::h5
