@@ -10,7 +10,7 @@
 #   env: REPS (20), SANITIZE (1), N (100), SWEEP_EPB ("8 16 32 64 128": edges per block to sweep, "" for none),
 #        EXTRA_RUN_ARGS (added to every 'fluxjac run'), PEERS ("jax torch": peer scripts to run, "" for none),
 #        PEER_PYTHON (python3: the Python that has JAX and PyTorch; it also runs tests/test_peer_*.py),
-#        PEER_REPS (REPS)
+#        PEER_REPS (REPS), ORIENTATIONS ("A A^T": the default orientation and the adjoint one, --transpose)
 #
 # $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
@@ -22,6 +22,7 @@ REPS=${REPS:-20}
 N=${N:-100}
 SANITIZE=${SANITIZE:-1}
 SWEEP_EPB=${SWEEP_EPB-8 16 32 64 128}
+ORIENTATIONS=${ORIENTATIONS:-A A^T}
 PEERS=${PEERS-jax torch}
 PEER_PYTHON=$(command -v "${PEER_PYTHON:-python3}" || echo /usr/bin/python3)
 PEER_REPS=${PEER_REPS:-$REPS}
@@ -77,12 +78,17 @@ summary="$OUT/summary.txt"
 status=0
 for mesh in "${meshes[@]}"; do
   name=$(basename "$mesh" .h5)
-  for mode in full compute-only scatter-only; do
-    log "$name, mode $mode"
-    "$FLUXJAC" run --mesh "$mesh" --variant "$VARIANTS" --mode "$mode" --warmup 3 --reps "$REPS" \
-      --csv "$OUT/$name-$mode.csv" --json "$OUT/$name-$mode.json" ${EXTRA_RUN_ARGS:-} >"$WORK/table.txt" || status=1
-    cat "$WORK/table.txt"
-    { echo "== $name, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt"; } >>"$summary"
+  for orientation in $ORIENTATIONS; do
+    # A^T: the adjoint orientation (--transpose); its files are named *-T-MODE.*.
+    if [[ $orientation == A ]]; then flag=(); suffix=""; else flag=(--transpose); suffix="-T"; fi
+    for mode in full compute-only scatter-only; do
+      log "$name, $orientation, mode $mode"
+      "$FLUXJAC" run --mesh "$mesh" --variant "$VARIANTS" --mode "$mode" "${flag[@]}" --warmup 3 --reps "$REPS" \
+        --csv "$OUT/$name$suffix-$mode.csv" --json "$OUT/$name$suffix-$mode.json" ${EXTRA_RUN_ARGS:-} \
+        >"$WORK/table.txt" || status=1
+      cat "$WORK/table.txt"
+      { echo "== $name, $orientation, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt"; } >>"$summary"
+    done
   done
 done
 if [[ -n "$SWEEP_EPB" ]]; then

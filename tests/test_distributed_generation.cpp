@@ -200,7 +200,7 @@ TEST(MpiGeneration, TheRanksPartsAreTheSerialMeshForEveryKindOrderAndRankCount) 
         fmt::format("mesh gen --kind {} --n 6 --order {} --jitter {} -o '{}'", c.kind, c.order, c.jitter, path));
     ASSERT_EQ(made.exit_code, 0) << made.output;
     for (const char* step : {"nodes and cells", "dual metrics", "ordering", "state", "part", "write"})
-      EXPECT_EQ(count_lines(made.output, fmt::format("generate: {} ", step)), 1u) << step << ": " << made.output;
+      EXPECT_EQ(count_lines(made.output, fmt::format("generate: {}: ", step)), 1u) << step << ": " << made.output;
     EXPECT_NE(made.output.find("peak host memory per rank"), std::string::npos) << made.output;
     BoxMeshSpec spec;
     spec.kind = parse_mesh_kind(c.kind);

@@ -85,8 +85,7 @@ int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
         "{} parts, edge cut {}, {:.1f} s, peak host memory per rank {} (max)\n",
         options.output, layout.global_nodes, layout.global_edges,
         double(layout.global_edges) / double(layout.global_nodes), generated.cells.tetrahedra, generated.cells.prisms,
-        options.order, comm.size(), generated.part.partition.edge_cut, seconds,
-        format_bytes(write.peak_bytes.max));
+        options.order, comm.size(), generated.part.partition.edge_cut, seconds, format_bytes(write.peak_bytes.max));
   return 0;
 }
 
