@@ -8,6 +8,7 @@
 #   env: N1 (the per-GPU size, mixed:N1 on one GPU; 360 is about 260M edges, which an H200 holds), RANKS (the GPUs),
 #        STEPS ("weak strong": weak scaling 1 -> 2 -> ... -> RANKS at N1 per GPU, whose last point is the largest
 #        mesh; strong scaling of mixed:N1 over the same rank counts), REPS (10), VARIANTS (hd,dn5_2),
+#        COUNTS (the rank counts, in the order they run: 1,2,4,...,RANKS),
 #        SKIP_BUILD (0: configure and build build-gpu as gpu-mpi.sh does; 1: use the one there)
 # $OUT (default gpu-results/) receives weak.json, strong.json (and CSV), gpu-memory.csv, the logs and summary.txt.
 set -euo pipefail
@@ -39,6 +40,7 @@ FLUXJAC="$BUILD/fluxjac"
 counts=1
 for ((p = 2; p <= RANKS; p *= 2)); do counts="$counts,$p"; done
 [[ ",$counts," == *",$RANKS,"* ]] || counts="$counts,$RANKS"
+counts=${COUNTS:-$counts}
 
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c
 nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader,nounits -lms 500 >"$OUT/gpu-memory.csv" &
