@@ -111,11 +111,13 @@ TEST_F(OrientationCli, AStoredReferenceOfTheOtherOrientationIsRefusedAndNothingI
 
 TEST_F(OrientationCli, BenchRecordsCarryTheOrientationAndCompareKeysCasesByIt) {
   const std::string of_a = dir_.file("a.json"), of_transpose = dir_.file("at.json"), csv = dir_.file("at.csv");
-  const CommandResult a = run_fluxjac(fmt::format("bench --mesh '{}' --reps 1 --warmup 0 --json '{}'", mesh_, of_a));
+  const CommandResult a =
+      run_fluxjac(fmt::format("bench --mesh '{}' --variant reference --reps 1 --warmup 0 --json '{}'", mesh_, of_a));
   ASSERT_EQ(a.exit_code, 0) << a.output;
   EXPECT_EQ(a.output.find("A^T"), std::string::npos) << "no orientation column for A alone: " << a.output;
-  const CommandResult transpose = run_fluxjac(fmt::format(
-      "bench --mesh '{}' --reps 1 --warmup 0 --transpose --json '{}' --csv '{}'", mesh_, of_transpose, csv));
+  const CommandResult transpose = run_fluxjac(
+      fmt::format("bench --mesh '{}' --variant reference --reps 1 --warmup 0 --transpose --json '{}' --csv '{}'", mesh_,
+                  of_transpose, csv));
   ASSERT_EQ(transpose.exit_code, 0) << transpose.output;
   EXPECT_NE(transpose.output.find("matrix"), std::string::npos) << transpose.output;
   EXPECT_NE(transpose.output.find("A^T"), std::string::npos) << transpose.output;
