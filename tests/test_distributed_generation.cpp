@@ -34,11 +34,6 @@ using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
 
-#define SKIP_WITHOUT_MPI()                                     \
-  do {                                                         \
-    const std::string reason = test::mpi_unavailable_reason(); \
-    if (!reason.empty()) GTEST_SKIP() << reason;               \
-  } while (0)
 
 std::size_t count_lines(const std::string& output, const std::string& fragment) {
   std::size_t count = 0;
@@ -60,6 +55,17 @@ TEST(PeakResident, GrowsWithWhatTheProcessTouchedAndNeverFalls) {
     EXPECT_GE(peak_resident_bytes(), before + (60 << 20));
   }
   EXPECT_GE(peak_resident_bytes(), before + (60 << 20)) << "the peak stays after the memory is freed";
+}
+
+TEST(PeakResident, RestartsFromTheCurrentSetSoThatAStepsPeakIsItsOwn) {
+  {
+    std::vector<char> block(128u << 20);  // large enough to be returned to the system when freed
+    std::fill(block.begin(), block.end(), 1);
+  }
+  const std::int64_t with_block = peak_resident_bytes();
+  if (!restart_peak_resident()) GTEST_SKIP() << "this system does not let a process restart its peak: skipped";
+  EXPECT_LT(peak_resident_bytes(), with_block - (100 << 20)) << "the freed block no longer counts";
+  EXPECT_GT(peak_resident_bytes(), 0);
 }
 
 /// One process's part of a generated mesh, as read_local_part lays it out.

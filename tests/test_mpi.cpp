@@ -40,11 +40,6 @@ using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
 
-#define SKIP_WITHOUT_MPI()                                     \
-  do {                                                         \
-    const std::string reason = test::mpi_unavailable_reason(); \
-    if (!reason.empty()) GTEST_SKIP() << reason;               \
-  } while (0)
 #define SKIP_WITHOUT_METIS() \
   if (!metis_available()) GTEST_SKIP() << "this build has no METIS (install libmetis-dev and rebuild): skipped"
 

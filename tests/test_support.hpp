@@ -230,6 +230,13 @@ inline std::string mpi_unavailable_reason() {
 #endif
 }
 
+/// Skips the test, saying why, where mpirun cannot run it (mpi_unavailable_reason).
+#define SKIP_WITHOUT_MPI()                                     \
+  do {                                                         \
+    const std::string reason = test::mpi_unavailable_reason(); \
+    if (!reason.empty()) GTEST_SKIP() << reason;               \
+  } while (0)
+
 /// \brief The mpirun of this build's MPI; empty without MPI.
 inline std::string mpiexec_path() {
 #ifdef FLUXJAC_MPIEXEC

@@ -77,6 +77,7 @@ std::string generated_parts_method(const BoxMeshSpec& spec, int parts) {
 GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry,
                                      const Note& note) {
   const Note root_note = comm.is_root() ? note : Note();
+  restart_peak_resident();  // each step's peak is that of the generation, not of earlier work in the process
   GeneratedPart generated;
   std::vector<int> planes;
   comm.agree([&] {

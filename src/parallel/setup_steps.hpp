@@ -16,8 +16,9 @@ struct RankRange {
   double min = 0.0, mean = 0.0, max = 0.0;
 };
 
-/// \brief One step: its name, each rank's time in it, and each rank's peak resident memory at its end (the
-/// process's high-water mark since it started: VmHWM, so later steps include earlier peaks).
+/// \brief One step: its name, each rank's time in it, and each rank's peak resident memory at its end (VmHWM: the
+/// high-water mark since the generation or partition began, which restarts it with restart_peak_resident, so later
+/// steps include earlier steps' peaks but not the process's earlier work).
 struct SetupStep {
   std::string name;
   RankRange seconds;

@@ -14,6 +14,7 @@
 #include "parallel/ptscotch_partition.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/memory.hpp"
 
 namespace fluxjac {
 namespace {
@@ -296,6 +297,7 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
     say(root_note, step_line(result.steps.back()));
   };
 
+  restart_peak_resident();  // each step's peak is that of the partition, not of earlier work in the process
   auto start = Clock::now();
   Slices slices;
   comm.agree([&] { slices = read_slices(comm, mesh_file, state_file, node_data); });

@@ -24,6 +24,11 @@ std::optional<AvailableMemory> available_memory();
 /// ru_maxrss where that is missing; 0 when neither can be read.
 std::int64_t peak_resident_bytes();
 
+/// \brief Starts the peak resident set again from the current one (Linux: "5" to /proc/self/clear_refs), so that
+/// peak_resident_bytes() gives the peak of what follows, not of the process's earlier work (e.g. an earlier case of a
+/// sweep). False where the system does not allow it; the peak then keeps counting from the start of the process.
+bool restart_peak_resident();
+
 /// \brief Bytes for messages: "512.0 MiB", "12.3 GiB", "1.1 TiB".
 std::string format_bytes(double bytes);
 
