@@ -34,7 +34,6 @@ using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
 
-
 std::size_t count_lines(const std::string& output, const std::string& fragment) {
   std::size_t count = 0;
   for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
