@@ -301,14 +301,7 @@ TEST(MpiReference, DisconnectedPiecesAndMoreRanksThanUsefulPartsStillEqualOnePro
   // Two boxes with no edge between them.
   GeneratedMesh first = test::generate_mesh("tet", 1, "natural");
   const GeneratedMesh second = test::generate_mesh("prism", 1, "natural");
-  const auto offset = static_cast<node_index>(first.mesh.n_nodes);
-  for (const node_index node : second.mesh.edges) first.mesh.edges.push_back(node + offset);
-  first.mesh.normals.insert(first.mesh.normals.end(), second.mesh.normals.begin(), second.mesh.normals.end());
-  first.mesh.areas.insert(first.mesh.areas.end(), second.mesh.areas.begin(), second.mesh.areas.end());
-  first.mesh.coords.insert(first.mesh.coords.end(), second.mesh.coords.begin(), second.mesh.coords.end());
-  first.mesh.volumes.insert(first.mesh.volumes.end(), second.mesh.volumes.begin(), second.mesh.volumes.end());
-  first.state.Q.insert(first.state.Q.end(), second.state.Q.begin(), second.state.Q.end());
-  first.mesh.n_nodes += second.mesh.n_nodes;
+  test::append_piece(first, second);
   const std::string path = dir.file("pieces.h5");
   write_edge_mesh(path, first.mesh, &first.state);
   expect_many_ranks_equal_one(dir, path, 3);

@@ -60,14 +60,7 @@ std::string write_generated(const TempDir& dir, const std::string& kind, int n, 
 std::string write_pieces(const TempDir& dir, int isolated) {
   GeneratedMesh first = test::generate_mesh("tet", 2, "random");
   const GeneratedMesh second = test::generate_mesh("prism", 2, "natural");
-  const auto offset = static_cast<node_index>(first.mesh.n_nodes);
-  for (const node_index node : second.mesh.edges) first.mesh.edges.push_back(node + offset);
-  first.mesh.normals.insert(first.mesh.normals.end(), second.mesh.normals.begin(), second.mesh.normals.end());
-  first.mesh.areas.insert(first.mesh.areas.end(), second.mesh.areas.begin(), second.mesh.areas.end());
-  first.mesh.coords.insert(first.mesh.coords.end(), second.mesh.coords.begin(), second.mesh.coords.end());
-  first.mesh.volumes.insert(first.mesh.volumes.end(), second.mesh.volumes.begin(), second.mesh.volumes.end());
-  first.state.Q.insert(first.state.Q.end(), second.state.Q.begin(), second.state.Q.end());
-  first.mesh.n_nodes += second.mesh.n_nodes;
+  test::append_piece(first, second);
   for (int k = 0; k < isolated; ++k) {
     first.mesh.coords.insert(first.mesh.coords.end(), {5.0 + k, 5.0, 5.0});
     first.mesh.volumes.push_back(0.125);

@@ -118,6 +118,19 @@ inline GeneratedMesh generate_mesh(const std::string& kind, int n, const std::st
   return generate_box_mesh(spec);
 }
 
+/// \brief Appends `second` to `first` as a piece no edge joins to it: its nodes numbered after first's, its edges,
+/// metrics and states with them (a mesh of disconnected pieces).
+inline void append_piece(GeneratedMesh& first, const GeneratedMesh& second) {
+  const auto offset = static_cast<node_index>(first.mesh.n_nodes);
+  for (const node_index node : second.mesh.edges) first.mesh.edges.push_back(node + offset);
+  first.mesh.normals.insert(first.mesh.normals.end(), second.mesh.normals.begin(), second.mesh.normals.end());
+  first.mesh.areas.insert(first.mesh.areas.end(), second.mesh.areas.begin(), second.mesh.areas.end());
+  first.mesh.coords.insert(first.mesh.coords.end(), second.mesh.coords.begin(), second.mesh.coords.end());
+  first.mesh.volumes.insert(first.mesh.volumes.end(), second.mesh.volumes.begin(), second.mesh.volumes.end());
+  first.state.Q.insert(first.state.Q.end(), second.state.Q.begin(), second.state.Q.end());
+  first.mesh.n_nodes += second.mesh.n_nodes;
+}
+
 /// \brief Generates a box mesh (as generate_mesh) and assembles the reference.
 inline AssembledMesh assemble_generated(const std::string& kind, int n, const std::string& order = "natural") {
   AssembledMesh result{generate_mesh(kind, n, order), {}, {}};

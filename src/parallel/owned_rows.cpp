@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
-#include <memory>
 
 #include <fmt/format.h>
 
-#include "util/atomic_output.hpp"
+#include "parallel/write_in_turn.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -53,24 +52,9 @@ std::string stored_pattern_difference(const RankLayout& layout, const JacobianPa
 void write_rows_in_turn(const Communicator& comm, const std::string& path, std::int64_t n_nodes,
                         const JacobianRows& rows, const JacobianFileInfo& info) {
   const std::int64_t nnz = comm.sum(static_cast<std::int64_t>(rows.columns.size()));
-  std::unique_ptr<AtomicOutput> output;
-  std::string temporary;
-  comm.agree([&] {
-    if (!comm.is_root()) return;
-    output = std::make_unique<AtomicOutput>(path);
-    temporary = output->temporary_path();
-    create_jacobian_file(temporary, path, n_nodes, nnz, info);
-  });
-  comm.broadcast(temporary);
-  // One rank at a time: serial HDF5 has one writer.
-  for (int writer = 0; writer < comm.size(); ++writer) {
-    comm.agree([&] {
-      if (comm.rank() == writer) write_jacobian_rows(temporary, path, rows);
-    });
-  }
-  comm.agree([&] {
-    if (comm.is_root()) output->commit();
-  });
+  write_in_turn(
+      comm, path, [&](const std::string& temporary) { create_jacobian_file(temporary, path, n_nodes, nnz, info); },
+      [&](const std::string& temporary) { write_jacobian_rows(temporary, path, rows); });
 }
 
 }  // namespace

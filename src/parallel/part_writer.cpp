@@ -1,14 +1,13 @@
 #include "parallel/part_writer.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <numeric>
 
 #include <fmt/format.h>
 
 #include "mesh/mesh_io.hpp"
 #include "mesh/partition_check.hpp"
-#include "util/atomic_output.hpp"
+#include "parallel/write_in_turn.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 
@@ -155,12 +154,8 @@ void write_partitioned_file(const Communicator& comm, const LocalPart& part,
       comm.sum(std::int64_t{extras.boundary_nodes.empty() && rows.n_owned > 0 ? 0 : 1}) == comm.size();
 
   // ---- rank 0 creates the file with every dataset at its full size ------------------------------------------
-  std::unique_ptr<AtomicOutput> output;
-  std::string temporary;
-  comm.agree([&] {
-    if (!comm.is_root()) return;
-    output = std::make_unique<AtomicOutput>(path);
-    temporary = output->temporary_path();
+  const int me = comm.rank();
+  const auto create = [&](const std::string& temporary) {
     h5::File file = h5::File::create(temporary, path);
     h5::write_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
     h5::create_group(file, kMeshGroup);
@@ -190,33 +185,26 @@ void write_partitioned_file(const Communicator& comm, const LocalPart& part,
     h5::create_dataset<std::int64_t>(file, kHaloEdges, {halo_offsets.back()});
     if (add_more) add_more(file);
     file.close();
-  });
-  comm.broadcast(temporary);
+  };
 
   // ---- each rank writes its rows in turn (serial HDF5 has one writer) ---------------------------------------
-  const int me = comm.rank();
-  for (int writer = 0; writer < comm.size(); ++writer) {
-    comm.agree([&] {
-      if (me != writer) return;
-      h5::File file = h5::File::open(temporary, h5::File::Mode::kReadWrite, path);
-      const std::vector<h5::RowRange> nodes = range_of(node_offsets[me], node_offsets[me + 1]);
-      const std::vector<h5::RowRange> edges = range_of(edge_offsets[me], edge_offsets[me + 1]);
-      h5::write_rows(file, kEdges, edges, rows.edges);
-      h5::write_rows(file, kNormals, edges, rows.normals);
-      h5::write_rows(file, kAreas, edges, rows.areas);
-      if (coords) h5::write_rows(file, kCoords, nodes, rows.coords);
-      if (volumes) h5::write_rows(file, kVolumes, nodes, rows.volumes);
-      if (boundary) h5::write_rows_raw(file, kBoundaryNodes, nodes, H5T_NATIVE_UINT8, extras.boundary_nodes.data());
-      h5::write_rows(file, kState, nodes, rows.state);
-      h5::write_rows(file, kOriginalNode, nodes, original_ids);
-      h5::write_rows(file, kGhostNodes, range_of(ghost_offsets[me], ghost_offsets[me + 1]), rows.ghosts);
-      h5::write_rows(file, kHaloEdges, range_of(halo_offsets[me], halo_offsets[me + 1]), rows.halo_edges);
-      file.close();
-    });
-  }
-  comm.agree([&] {
-    if (comm.is_root()) output->commit();
-  });
+  const auto write_own = [&](const std::string& temporary) {
+    h5::File file = h5::File::open(temporary, h5::File::Mode::kReadWrite, path);
+    const std::vector<h5::RowRange> nodes = range_of(node_offsets[me], node_offsets[me + 1]);
+    const std::vector<h5::RowRange> edges = range_of(edge_offsets[me], edge_offsets[me + 1]);
+    h5::write_rows(file, kEdges, edges, rows.edges);
+    h5::write_rows(file, kNormals, edges, rows.normals);
+    h5::write_rows(file, kAreas, edges, rows.areas);
+    if (coords) h5::write_rows(file, kCoords, nodes, rows.coords);
+    if (volumes) h5::write_rows(file, kVolumes, nodes, rows.volumes);
+    if (boundary) h5::write_rows_raw(file, kBoundaryNodes, nodes, H5T_NATIVE_UINT8, extras.boundary_nodes.data());
+    h5::write_rows(file, kState, nodes, rows.state);
+    h5::write_rows(file, kOriginalNode, nodes, original_ids);
+    h5::write_rows(file, kGhostNodes, range_of(ghost_offsets[me], ghost_offsets[me + 1]), rows.ghosts);
+    h5::write_rows(file, kHaloEdges, range_of(halo_offsets[me], halo_offsets[me + 1]), rows.halo_edges);
+    file.close();
+  };
+  write_in_turn(comm, path, create, write_own);
 }
 
 }  // namespace fluxjac
