@@ -10,7 +10,8 @@
 #   env: REPS (20), SANITIZE (1), N (100), SWEEP_EPB ("8 16 32 64 128": edges per block to sweep, "" for none),
 #        EXTRA_RUN_ARGS (added to every 'fluxjac run'), PEERS ("jax torch": peer scripts to run, "" for none),
 #        PEER_PYTHON (python3: the Python that has JAX and PyTorch; it also runs tests/test_peer_*.py),
-#        PEER_REPS (REPS), ORIENTATIONS ("A A^T": the default orientation and the adjoint one, --transpose)
+#        PEER_REPS (REPS), ORIENTATIONS ("A A^T": the default orientation and the adjoint one, --transpose;
+#        "" for none), TESTS (1: the test suite; 0: skip it, e.g. when a call of the same build ran it)
 #
 # $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
@@ -22,7 +23,7 @@ REPS=${REPS:-20}
 N=${N:-100}
 SANITIZE=${SANITIZE:-1}
 SWEEP_EPB=${SWEEP_EPB-8 16 32 64 128}
-ORIENTATIONS=${ORIENTATIONS:-A A^T}
+ORIENTATIONS=${ORIENTATIONS-A A^T}
 PEERS=${PEERS-jax torch}
 PEER_PYTHON=$(command -v "${PEER_PYTHON:-python3}" || echo /usr/bin/python3)
 PEER_REPS=${PEER_REPS:-$REPS}
@@ -42,9 +43,11 @@ FLUXJAC="$BUILD/fluxjac"
 "$FLUXJAC" device | tee "$OUT/device.txt"
 "$FLUXJAC" list | tee "$OUT/list.txt"
 
-log "test suite (GPU tests included)"
-ctest --test-dir "$BUILD" -j"$(nproc)" --output-on-failure >"$OUT/ctest.log" 2>&1 && tail -3 "$OUT/ctest.log" ||
-  { grep -E "Failed|FAILED|Error" "$OUT/ctest.log" | head -40; tail -5 "$OUT/ctest.log"; }
+if [[ "${TESTS:-1}" == 1 ]]; then
+  log "test suite (GPU tests included)"
+  ctest --test-dir "$BUILD" -j"$(nproc)" --output-on-failure >"$OUT/ctest.log" 2>&1 && tail -3 "$OUT/ctest.log" ||
+    { grep -E "Failed|FAILED|Error" "$OUT/ctest.log" | head -40; tail -5 "$OUT/ctest.log"; }
+fi
 
 WORK=$(mktemp -d)
 # Packed on any exit, so that a run stopped at the device's time limit still returns what it measured.

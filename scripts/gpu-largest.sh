@@ -9,7 +9,9 @@
 #        STEPS ("weak strong": weak scaling 1 -> 2 -> ... -> RANKS at N1 per GPU, whose last point is the largest
 #        mesh; strong scaling of mixed:N1 over the same rank counts), REPS (10), VARIANTS (hd,dn5_2),
 #        COUNTS (the rank counts, in the order they run: 1,2,4,...,RANKS),
-#        SKIP_BUILD (0: configure and build build-gpu as gpu-mpi.sh does; 1: use the one there)
+#        SKIP_BUILD (0: configure and build build-gpu as gpu-mpi.sh does; 1: use FLUXJAC, by default the one
+#        there), FLUXJAC (the binary to run with SKIP_BUILD=1, e.g. one built with MPI and NCCL by another call),
+#        SMOKE (1: first a small validated run of the variants on 1 and RANKS ranks, mixed:40:rcm; 0: none)
 # $OUT (default gpu-results/) receives weak.json, strong.json (and CSV), gpu-memory.csv, the logs and summary.txt.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,7 +37,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   grep "fluxjac:" "$OUT/configure.log"
   cmake --build "$BUILD" -j"$(nproc)" --target fluxjac >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
 fi
-FLUXJAC="$BUILD/fluxjac"
+FLUXJAC=${FLUXJAC:-$BUILD/fluxjac}
 
 counts=1
 for ((p = 2; p <= RANKS; p *= 2)); do counts="$counts,$p"; done
@@ -43,6 +45,12 @@ for ((p = 2; p <= RANKS; p *= 2)); do counts="$counts,$p"; done
 counts=${COUNTS:-$counts}
 
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c
+if [[ "${SMOKE:-1}" == 1 ]]; then
+  log "smoke: mixed:40:rcm on 1 and $RANKS ranks, validated"
+  mpirun -np "$RANKS" --bind-to none "$FLUXJAC" bench --mesh mixed:40:rcm --variant "$VARIANTS" --assembly node \
+    --ranks "1,$RANKS" --warmup 1 --reps 3 >"$OUT/smoke.txt" 2>&1 || { tail -30 "$OUT/smoke.txt"; exit 1; }
+  tail -4 "$OUT/smoke.txt"
+fi
 nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader,nounits -lms 500 >"$OUT/gpu-memory.csv" &
 sampler=$!
 trap 'kill $sampler 2>/dev/null || true' EXIT

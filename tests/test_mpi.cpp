@@ -405,6 +405,17 @@ TEST(MpiBench, WeakScalingGrowsTheGeneratedMeshWithTheRanks) {
   const double per_gpu_1 = runs[0].at("parallel").at("ns_per_edge_per_gpu");
   const double per_gpu_2 = runs[1].at("parallel").at("ns_per_edge_per_gpu");
   EXPECT_NEAR(runs[1].at("parallel").at("efficiency").get<double>(), per_gpu_1 / per_gpu_2, 1e-12);
+  // Under mpirun every rank count's mesh is generated in parts, the one-rank case's too: no file in the cache, and
+  // each case records its generation steps with every rank's time and peak memory.
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cache"))) << "a one-rank case under mpirun wrote a mesh file";
+  EXPECT_EQ(runs[0].at("parallel").at("partition").at("source"), "box generated whole by one rank, rcm order");
+  EXPECT_NE(runs[1].at("parallel").at("partition").at("source").get<std::string>().find("2 parts"), std::string::npos);
+  for (const auto& run : runs) {
+    const nlohmann::json& steps = run.at("parallel").at("partition").at("steps");
+    ASSERT_EQ(steps.size(), 5u) << run.dump();
+    EXPECT_EQ(steps[0].at("step"), "nodes and cells");
+    EXPECT_GT(steps.back().at("peak_bytes").at("max").get<double>(), 0.0);
+  }
 }
 
 TEST(MpiBench, RankCountsBeyondTheJobAndScalingWithoutOneRankAreUsageErrors) {

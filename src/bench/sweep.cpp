@@ -259,8 +259,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       reference.reset();
       mesh.reset();
       const MeshSource& source = plan.meshes[sweep_case.mesh];
-      if (comm.distributed() && source.spec && config.state.empty()) {
-        // Each rank generates its own part of the box: no file, no rank holding the whole mesh.
+      if (Communicator::world().distributed() && source.spec && config.state.empty()) {
+        // Under mpirun each rank of the case generates its own part of the box: no file, no rank holding the whole
+        // mesh; a one-rank case too, so that every rank count's mesh is made (and its steps measured) one way.
         GeneratedPart generated = generate_box_mesh_part(comm, *source.spec, false, observer.note);
         generated.part.partition.steps = std::move(generated.steps);
         mesh =

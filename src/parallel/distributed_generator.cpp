@@ -70,6 +70,7 @@ std::vector<node_index> part_order(const Communicator& comm, const BoxMeshSpec& 
 }  // namespace
 
 std::string generated_parts_method(const BoxMeshSpec& spec, int parts) {
+  if (parts == 1) return fmt::format("box generated whole by one rank, {} order", to_string(spec.order));
   return fmt::format("box slabs along z ({} parts, balanced by node-assembly work), {} order within each part", parts,
                      to_string(spec.order));
 }

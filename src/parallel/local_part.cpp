@@ -294,6 +294,15 @@ PartPieces receive_pieces(const Communicator& comm) {
   return pieces;
 }
 
+/// The progress line that sums up a partition.
+std::string partition_line(const PartitionSummary& p) {
+  return fmt::format(
+      "partition ({}): {} rank{}, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
+      "{:.3f} (nodes)",
+      p.source, p.ranks, p.ranks == 1 ? "" : "s", p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance,
+      p.node_imbalance);
+}
+
 }  // namespace
 
 LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
@@ -364,11 +373,7 @@ LocalPart read_local_part(const Communicator& comm, const std::string& mesh_file
   part = assemble_part(comm, std::move(pieces), source, mesh_file);
   part.partition = summarize_partition(comm, part.layout);
   part.partition.steps = std::move(steps);
-  const PartitionSummary& p = part.partition;
-  say(root_note,
-      fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
-                  "{:.3f} (nodes)",
-                  p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance, p.node_imbalance));
+  say(root_note, partition_line(part.partition));
   return part;
 }
 
@@ -388,12 +393,7 @@ LocalPart make_local_part(const Communicator& comm, OwnPart own, const std::stri
   pieces.owned_row_start = consecutive_row_starts(comm, pieces);
   LocalPart part = assemble_part(comm, std::move(pieces), source, name);
   part.partition = summarize_partition(comm, part.layout);
-  const PartitionSummary& p = part.partition;
-  if (comm.is_root())
-    say(note,
-        fmt::format("partition ({}): {} ranks, edge cut {}, ghosts per rank {} to {}, imbalance {:.3f} (edges), "
-                    "{:.3f} (nodes)",
-                    p.source, p.ranks, p.edge_cut, p.ghosts_min, p.ghosts_max, p.edge_imbalance, p.node_imbalance));
+  if (comm.is_root()) say(note, partition_line(part.partition));
   return part;
 }
 
