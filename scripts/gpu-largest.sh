@@ -19,6 +19,7 @@ OUT=${OUT:-gpu-results}
 mkdir -p "$OUT"
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
 RANKS=${RANKS:-$GPUS}
+((RANKS >= 1)) || { echo "gpu-largest.sh: no GPU found: set RANKS (e.g. RANKS=2 VARIANTS=reference on the CPU)" >&2; exit 2; }
 N1=${N1:-360}
 STEPS=${STEPS:-weak strong}
 REPS=${REPS:-10}
@@ -44,17 +45,18 @@ for ((p = 2; p <= RANKS; p *= 2)); do counts="$counts,$p"; done
 [[ ",$counts," == *",$RANKS,"* ]] || counts="$counts,$RANKS"
 counts=${COUNTS:-$counts}
 
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c
+if ((GPUS > 0)); then
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c
+  nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader,nounits -lms 500 >"$OUT/gpu-memory.csv" &
+  sampler=$!
+  trap 'kill $sampler 2>/dev/null || true' EXIT
+fi
 if [[ "${SMOKE:-1}" == 1 ]]; then
   log "smoke: mixed:40:rcm on 1 and $RANKS ranks, validated"
   mpirun -np "$RANKS" --bind-to none "$FLUXJAC" bench --mesh mixed:40:rcm --variant "$VARIANTS" --assembly node \
     --ranks "1,$RANKS" --warmup 1 --reps 3 >"$OUT/smoke.txt" 2>&1 || { tail -30 "$OUT/smoke.txt"; exit 1; }
   tail -4 "$OUT/smoke.txt"
 fi
-nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader,nounits -lms 500 >"$OUT/gpu-memory.csv" &
-sampler=$!
-trap 'kill $sampler 2>/dev/null || true' EXIT
-
 summary="$OUT/summary.txt"
 : >"$summary"
 status=0
@@ -67,8 +69,10 @@ for kind in $STEPS; do
   { echo "== $kind scaling, mixed:$N1:rcm per GPU ($(( $(date +%s) - start )) s)"; cat "$OUT/$kind-table.txt";
     grep -E "generate: |setup|peak" "$OUT/$kind.log" | head -40; } | tee -a "$summary"
 done
-kill $sampler 2>/dev/null || true
-log "peak GPU memory (MiB) per GPU over the run"
-awk -F', ' '{ if ($3 > peak[$2]) peak[$2] = $3 } END { for (g in peak) printf "GPU %s: %d MiB\n", g, peak[g] }' \
-  "$OUT/gpu-memory.csv" | sort | tee -a "$summary"
+if ((GPUS > 0)); then
+  kill $sampler 2>/dev/null || true
+  log "peak GPU memory (MiB) per GPU over the run"
+  awk -F', ' '{ if ($3 > peak[$2]) peak[$2] = $3 } END { for (g in peak) printf "GPU %s: %d MiB\n", g, peak[g] }' \
+    "$OUT/gpu-memory.csv" | sort | tee -a "$summary"
+fi
 exit $status

@@ -26,7 +26,8 @@ std::int64_t peak_resident_bytes();
 
 /// \brief Starts the peak resident set again from the current one (Linux: "5" to /proc/self/clear_refs), so that
 /// peak_resident_bytes() gives the peak of what follows, not of the process's earlier work (e.g. an earlier case of a
-/// sweep). False where the system does not allow it; the peak then keeps counting from the start of the process.
+/// sweep); freed heap memory is returned to the system first (glibc), so that the peak starts from what is in use.
+/// False where the system does not allow it; the peak then keeps counting from the start of the process.
 bool restart_peak_resident();
 
 /// \brief Bytes for messages: "512.0 MiB", "12.3 GiB", "1.1 TiB".
