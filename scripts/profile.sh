@@ -13,6 +13,7 @@ mkdir -p "$OUT"
 VARIANTS=${1:-hd,dn5_2,dn_10}
 N=${2:-100}
 BUILD=build-gpu
+source scripts/device-libraries.sh  # the partitioners from .device/, as the build that gpu-check.sh made found them
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUXJAC_CUDA=ON -DFLUXJAC_TESTS=OFF \
   -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target fluxjac >/dev/null

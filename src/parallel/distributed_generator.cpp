@@ -146,36 +146,68 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
   for (std::size_t r = 0; r < asked.size(); ++r)
     for (std::size_t i = 0; i < asked[r].size(); ++i) file_id[asked[r][i] - first_natural] = answered[r][i];
 
-  // The part: every edge with an owned end, in file ids, turned so that L < R, sorted by (L, R).
+  // The part: every edge with an owned end, in file ids, turned so that L < R, sorted by (L, R): counted into one
+  // bucket per L (the held nodes in file order: the owned ids are one range, the ghosts few), then sorted by R within
+  // each bucket. Linear in the edges, where one sort of them all took most of this step.
   OwnPart own;
   own.global_nodes = node_offsets.back();
   own.first_owned = first_owned;
-  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, edge_index>> kept;
+  const auto is_owned = [&](std::int64_t local) { return local >= owned_begin && local < owned_end; };
+  std::vector<std::int64_t> ghost_ids;
+  for (std::int64_t local = 0; local < n_held; ++local)
+    if (!is_owned(local)) ghost_ids.push_back(file_id[local]);
+  std::sort(ghost_ids.begin(), ghost_ids.end());
+  const auto ghosts_below =
+      static_cast<std::int64_t>(std::lower_bound(ghost_ids.begin(), ghost_ids.end(), first_owned) - ghost_ids.begin());
+  const auto held_rank = [&](std::int64_t id) {  // the place of file id `id` among the held nodes' file ids
+    if (id >= first_owned && id < first_owned + n_owned) return ghosts_below + (id - first_owned);
+    const auto ghost =
+        static_cast<std::int64_t>(std::lower_bound(ghost_ids.begin(), ghost_ids.end(), id) - ghost_ids.begin());
+    return ghost < ghosts_below ? ghost : ghost + n_owned;
+  };
+  const auto smaller_end = [&](edge_index e) {
+    return std::min(file_id[slab_mesh.left(e)], file_id[slab_mesh.right(e)]);
+  };
+  const auto larger_end = [&](edge_index e) {
+    return std::max(file_id[slab_mesh.left(e)], file_id[slab_mesh.right(e)]);
+  };
+  const auto kept = [&](edge_index e) { return is_owned(slab_mesh.left(e)) || is_owned(slab_mesh.right(e)); };
+  std::vector<std::int64_t> bucket_start(static_cast<std::size_t>(n_held) + 1, 0);
   std::int64_t stored_here = 0;
   for (edge_index e = 0; e < slab_mesh.n_edges(); ++e) {
-    const std::int64_t left = slab_mesh.left(e), right = slab_mesh.right(e);
-    const bool left_owned = left >= owned_begin && left < owned_end,
-               right_owned = right >= owned_begin && right < owned_end;
-    if (!left_owned && !right_owned) continue;
-    const std::int64_t a = file_id[left], b = file_id[right];
-    kept.push_back({{std::min(a, b), std::max(a, b)}, e});
-    stored_here += (a < b ? left_owned : right_owned) ? 1 : 0;
+    if (!kept(e)) continue;
+    const std::int64_t smaller = smaller_end(e);
+    ++bucket_start[held_rank(smaller) + 1];
+    stored_here += smaller >= first_owned && smaller < first_owned + n_owned ? 1 : 0;  // counted by L's owner
   }
-  std::sort(kept.begin(), kept.end());
+  std::partial_sum(bucket_start.begin(), bucket_start.end(), bucket_start.begin());
+  std::vector<edge_index> sorted(static_cast<std::size_t>(bucket_start.back()));
+  {
+    std::vector<std::int64_t> next(bucket_start.begin(), bucket_start.end() - 1);
+    for (edge_index e = 0; e < slab_mesh.n_edges(); ++e)
+      if (kept(e)) sorted[next[held_rank(smaller_end(e))]++] = e;
+  }
+  for (std::int64_t bucket = 0; bucket < n_held; ++bucket)
+    std::sort(sorted.begin() + bucket_start[bucket], sorted.begin() + bucket_start[bucket + 1],
+              [&](edge_index x, edge_index y) {
+                return std::make_pair(larger_end(x), x) < std::make_pair(larger_end(y), y);
+              });
+  bucket_start = {};
   own.global_edges = comm.sum(stored_here);
   own.edges.n_nodes = own.global_nodes;
-  own.edges.edges.reserve(2 * kept.size());
-  own.edges.normals.reserve(3 * kept.size());
-  own.edges.areas.reserve(kept.size());
-  for (const auto& [ends, e] : kept) {
-    const bool turned = file_id[slab_mesh.left(e)] != ends.first;
-    own.edges.edges.push_back(static_cast<node_index>(ends.first));
-    own.edges.edges.push_back(static_cast<node_index>(ends.second));
+  own.edges.edges.reserve(2 * sorted.size());
+  own.edges.normals.reserve(3 * sorted.size());
+  own.edges.areas.reserve(sorted.size());
+  for (const edge_index e : sorted) {
+    const std::int64_t a = smaller_end(e), b = larger_end(e);
+    const bool turned = file_id[slab_mesh.left(e)] != a;
+    own.edges.edges.push_back(static_cast<node_index>(a));
+    own.edges.edges.push_back(static_cast<node_index>(b));
     for (int d = 0; d < 3; ++d)
       own.edges.normals.push_back(turned ? -slab_mesh.normals[3 * e + d] : slab_mesh.normals[3 * e + d]);
     own.edges.areas.push_back(slab_mesh.areas[e]);
   }
-  kept = {};
+  sorted = {};
   // The owned nodes in file order, and the ghosts.
   std::vector<std::int64_t> old_of_new(static_cast<std::size_t>(n_owned));
   for (std::int64_t k = 0; k < n_owned; ++k) old_of_new[new_of_owned[k]] = owned_begin + k;
