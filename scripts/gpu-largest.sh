@@ -5,10 +5,11 @@
 # memory (nvidia-smi, sampled twice a second). Its figures: docs/performance.md, "The largest mesh".
 #
 #   bash scripts/gpu-largest.sh
-#   env: N1 (the per-GPU size, mixed:N1 on one GPU; 360 is about 260M edges, which an H200 holds), RANKS (the GPUs),
+#   env: N1 (the per-GPU size, mixed:N1 on one GPU; 400 is about 357M edges, which an H200 holds), RANKS (the GPUs),
 #        STEPS ("weak strong": weak scaling 1 -> 2 -> ... -> RANKS at N1 per GPU, whose last point is the largest
-#        mesh; strong scaling of mixed:N1 over the same rank counts), REPS (10), VARIANTS (hd,dn5_2),
-#        COUNTS (the rank counts, in the order they run: 1,2,4,...,RANKS),
+#        mesh; strong scaling of mixed:N1 over the same rank counts; "none": mixed:N1 as given on each count, to split
+#        a scaling over calls of the device's time limit, e.g. N1=400 COUNTS=1, then N1=504 COUNTS=2),
+#        REPS (10), VARIANTS (hd,dn5_2), COUNTS (the rank counts; bench runs them in ascending order: 1,2,4,...,RANKS),
 #        SKIP_BUILD (0: configure and build build-gpu as gpu-mpi.sh does; 1: use FLUXJAC, by default the one
 #        there), FLUXJAC (the binary to run with SKIP_BUILD=1, e.g. one built with MPI and NCCL by another call),
 #        SMOKE (1: first a small validated run of the variants on 1 and RANKS ranks, mixed:40:rcm; 0: none)
@@ -66,7 +67,7 @@ for kind in $STEPS; do
   mpirun -np "$RANKS" --bind-to none "$FLUXJAC" bench --mesh "mixed:$N1:rcm" --variant "$VARIANTS" --assembly node \
     --ranks "$counts" --scaling "$kind" --warmup 2 --reps "$REPS" --no-validate --json "$OUT/$kind.json" \
     --csv "$OUT/$kind.csv" >"$OUT/$kind-table.txt" 2>"$OUT/$kind.log" || status=1
-  { echo "== $kind scaling, mixed:$N1:rcm per GPU ($(( $(date +%s) - start )) s)"; cat "$OUT/$kind-table.txt";
+  { echo "== $kind scaling, mixed:$N1:rcm (per GPU unless none) ($(( $(date +%s) - start )) s)"; cat "$OUT/$kind-table.txt";
     grep -E "generate: |setup|peak" "$OUT/$kind.log" | head -40; } | tee -a "$summary"
 done
 if ((GPUS > 0)); then
