@@ -418,6 +418,24 @@ TEST(MpiBench, WeakScalingGrowsTheGeneratedMeshWithTheRanks) {
   }
 }
 
+TEST(MpiBench, AOneRankCaseUnderMpirunRecordsItsGenerationSteps) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string json = dir.file("one.json");
+  const CommandResult result = run_fluxjac_mpi(
+      2,
+      fmt::format("bench --mesh mixed:4:rcm --cache '{}' --variant reference --reps 1 --warmup 0 --threads 1 --ranks "
+                  "1 --no-validate --json '{}'",
+                  dir.file("cache"), json));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const nlohmann::json run = read_json(json).at("runs").at(0);
+  EXPECT_EQ(run.at("ranks"), 1);
+  ASSERT_TRUE(run.at("parallel").is_object()) << run.dump();
+  EXPECT_EQ(run.at("parallel").at("partition").at("source"), "box generated whole by one rank, rcm order");
+  EXPECT_EQ(run.at("parallel").at("partition").at("steps").size(), 5u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cache")));
+}
+
 TEST(MpiBench, RankCountsBeyondTheJobAndScalingWithoutOneRankAreUsageErrors) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;

@@ -95,10 +95,10 @@ ordered_json steps_json(const std::vector<SetupStep>& steps) {
   return list;
 }
 
-/// The many-rank figures of a record, null for a single process.
+/// The many-rank figures of a record, null for a single process (unless its mesh was generated in parts).
 ordered_json parallel_json(const RunRecord& r) {
   const ParallelFigures& p = r.parallel;
-  if (p.ranks <= 1 && p.scaling.empty()) return nullptr;
+  if (p.ranks <= 1 && p.scaling.empty() && p.partition.steps.empty()) return nullptr;
   const bool ok = r.status == CaseStatus::kOk;
   const PartitionSummary& part = p.partition;
   return {{"halo_ms", ok && p.ranks > 1 ? stats_json(p.halo_ms) : ordered_json()},
