@@ -57,6 +57,8 @@ std::vector<node_index> part_order(const Communicator& comm, const BoxMeshSpec& 
     return random_permutation(owned, spec.seed ^ (0x5EEDull + 0x9E3779B97F4A7C15ull * (comm.rank() + 1ull)));
   EdgeMesh inner;  // the part's own edges, for RCM
   inner.n_nodes = owned;
+  inner.edges.reserve(2 * static_cast<std::size_t>(slab_mesh.n_edges()));
+  inner.areas.reserve(static_cast<std::size_t>(slab_mesh.n_edges()));
   for (edge_index e = 0; e < slab_mesh.n_edges(); ++e) {
     const std::int64_t left = slab_mesh.left(e), right = slab_mesh.right(e);
     if (left < first || left >= end || right < first || right >= end) continue;
@@ -195,17 +197,18 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
   bucket_start = {};
   own.global_edges = comm.sum(stored_here);
   own.edges.n_nodes = own.global_nodes;
-  own.edges.edges.reserve(2 * sorted.size());
-  own.edges.normals.reserve(3 * sorted.size());
-  own.edges.areas.reserve(sorted.size());
-  for (const edge_index e : sorted) {
-    const std::int64_t a = smaller_end(e), b = larger_end(e);
-    const bool turned = file_id[slab_mesh.left(e)] != a;
-    own.edges.edges.push_back(static_cast<node_index>(a));
-    own.edges.edges.push_back(static_cast<node_index>(b));
+  own.edges.edges.resize(2 * sorted.size());
+  own.edges.normals.resize(3 * sorted.size());
+  own.edges.areas.resize(sorted.size());
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    const edge_index e = sorted[k];
+    const std::int64_t left = file_id[slab_mesh.left(e)], right = file_id[slab_mesh.right(e)];
+    const bool turned = right < left;
+    own.edges.edges[2 * k] = static_cast<node_index>(turned ? right : left);
+    own.edges.edges[2 * k + 1] = static_cast<node_index>(turned ? left : right);
     for (int d = 0; d < 3; ++d)
-      own.edges.normals.push_back(turned ? -slab_mesh.normals[3 * e + d] : slab_mesh.normals[3 * e + d]);
-    own.edges.areas.push_back(slab_mesh.areas[e]);
+      own.edges.normals[3 * k + d] = turned ? -slab_mesh.normals[3 * e + d] : slab_mesh.normals[3 * e + d];
+    own.edges.areas[k] = slab_mesh.areas[e];
   }
   sorted = {};
   // The owned nodes in file order, and the ghosts.
