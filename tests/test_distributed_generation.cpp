@@ -30,15 +30,10 @@ namespace fluxjac {
 namespace {
 
 using test::CommandResult;
+using test::count_lines;
 using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
-
-std::size_t count_lines(const std::string& output, const std::string& fragment) {
-  std::size_t count = 0;
-  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
-  return count;
-}
 
 std::size_t files_in(const TempDir& dir) {
   return static_cast<std::size_t>(

@@ -36,28 +36,14 @@ namespace fluxjac {
 namespace {
 
 using test::CommandResult;
+using test::count_lines;
+using test::expect_same_file;
 using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
 
 #define SKIP_WITHOUT_METIS() \
   if (!metis_available()) GTEST_SKIP() << "this build has no METIS (install libmetis-dev and rebuild): skipped"
-
-/// Lines of output that contain fragment.
-std::size_t count_lines(const std::string& output, const std::string& fragment) {
-  std::size_t count = 0;
-  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
-  return count;
-}
-
-void expect_same_file(const std::string& serial_path, const std::string& many_path) {
-  const StoredJacobian serial = read_jacobian(serial_path);
-  const StoredJacobian many = read_jacobian(many_path);
-  EXPECT_EQ(serial.pattern.row_ptr, many.pattern.row_ptr);
-  EXPECT_EQ(serial.pattern.col_idx, many.pattern.col_idx);
-  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.adiag, many.jacobian.adiag)) << many_path << ": Adiag differs";
-  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.aoff, many.jacobian.aoff)) << many_path << ": Aoff differs";
-}
 
 /// Writes a generated mesh with its state.
 std::string write_generated(const TempDir& dir, const std::string& kind, int n, const std::string& order) {

@@ -32,6 +32,8 @@ namespace fluxjac {
 namespace {
 
 using test::CommandResult;
+using test::count_lines;
+using test::expect_same_file;
 using test::run_fluxjac;
 using test::run_fluxjac_mpi;
 using test::TempDir;
@@ -42,12 +44,6 @@ using test::TempDir;
     if (!reason.empty()) GTEST_SKIP() << reason;                                                                 \
     if (!ptscotch_available()) GTEST_SKIP() << "this build has no PT-Scotch (install libptscotch-dev): skipped"; \
   } while (0)
-
-std::size_t count_lines(const std::string& output, const std::string& fragment) {
-  std::size_t count = 0;
-  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
-  return count;
-}
 
 std::string write_generated(const TempDir& dir, const std::string& kind, int n, const std::string& order) {
   const GeneratedMesh generated = test::generate_mesh(kind, n, order);
@@ -70,15 +66,6 @@ std::string write_pieces(const TempDir& dir, int isolated) {
   const std::string path = dir.file(fmt::format("pieces-{}.h5", isolated));
   write_edge_mesh(path, first.mesh, &first.state);
   return path;
-}
-
-void expect_same_file(const std::string& serial_path, const std::string& many_path) {
-  const StoredJacobian serial = read_jacobian(serial_path);
-  const StoredJacobian many = read_jacobian(many_path);
-  EXPECT_EQ(serial.pattern.row_ptr, many.pattern.row_ptr);
-  EXPECT_EQ(serial.pattern.col_idx, many.pattern.col_idx);
-  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.adiag, many.jacobian.adiag)) << many_path << ": Adiag differs";
-  EXPECT_TRUE(test::bitwise_equal(serial.jacobian.aoff, many.jacobian.aoff)) << many_path << ": Aoff differs";
 }
 
 /// One process and P ranks write the same Jacobian file; the P-rank run partitioned with PT-Scotch. Returns the

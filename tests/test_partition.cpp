@@ -37,6 +37,7 @@ namespace {
 
 using test::bitwise_equal;
 using test::CommandResult;
+using test::count_lines;
 using test::expect_invalid;
 using test::run_fluxjac;
 using test::TempDir;
@@ -805,13 +806,6 @@ std::string error_message(const CommandResult& result) {
   if (at == std::string::npos) return {};
   const std::size_t end = result.output.find('\n', at);
   return result.output.substr(at + prefix.size(), end == std::string::npos ? end : end - at - prefix.size());
-}
-
-/// Lines of output that contain fragment.
-std::size_t count_lines(const std::string& output, const std::string& fragment) {
-  std::size_t count = 0;
-  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
-  return count;
 }
 
 /// \brief Expects every rank of a job of `ranks` ranks to have printed its error line whole, once: "fluxjac: error

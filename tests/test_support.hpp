@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jacobian/jacobian_io.hpp"
 #include "mesh/generator.hpp"
 #include "physics/roe_flux.hpp"
 #include "reference/reference.hpp"
@@ -169,6 +170,23 @@ inline Jacobian transposed(const JacobianPattern& pattern, const Jacobian& a) {
 template <class T>
 bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+/// Lines of output that contain fragment.
+inline std::size_t count_lines(const std::string& output, const std::string& fragment) {
+  std::size_t count = 0;
+  for (std::size_t at = output.find(fragment); at != std::string::npos; at = output.find(fragment, at + 1)) ++count;
+  return count;
+}
+
+/// Expects two Jacobian files to hold the same pattern and the same Adiag and Aoff bytes.
+inline void expect_same_file(const std::string& serial_path, const std::string& many_path) {
+  const StoredJacobian serial = read_jacobian(serial_path);
+  const StoredJacobian many = read_jacobian(many_path);
+  EXPECT_EQ(serial.pattern.row_ptr, many.pattern.row_ptr);
+  EXPECT_EQ(serial.pattern.col_idx, many.pattern.col_idx);
+  EXPECT_TRUE(bitwise_equal(serial.jacobian.adiag, many.jacobian.adiag)) << many_path << ": Adiag differs";
+  EXPECT_TRUE(bitwise_equal(serial.jacobian.aoff, many.jacobian.aoff)) << many_path << ": Aoff differs";
 }
 
 /// \brief Expects read() to throw Error(kInvalidInput) with a one-line message containing every fragment.
