@@ -9,6 +9,7 @@
 
 #include "mesh/dual_metrics.hpp"
 #include "mesh/ordering.hpp"
+#include "parallel/held_ids.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 
@@ -159,14 +160,7 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
   for (std::int64_t local = 0; local < n_held; ++local)
     if (!is_owned(local)) ghost_ids.push_back(file_id[local]);
   std::sort(ghost_ids.begin(), ghost_ids.end());
-  const auto ghosts_below =
-      static_cast<std::int64_t>(std::lower_bound(ghost_ids.begin(), ghost_ids.end(), first_owned) - ghost_ids.begin());
-  const auto held_rank = [&](std::int64_t id) {  // the place of file id `id` among the held nodes' file ids
-    if (id >= first_owned && id < first_owned + n_owned) return ghosts_below + (id - first_owned);
-    const auto ghost =
-        static_cast<std::int64_t>(std::lower_bound(ghost_ids.begin(), ghost_ids.end(), id) - ghost_ids.begin());
-    return ghost < ghosts_below ? ghost : ghost + n_owned;
-  };
+  const HeldIds held_rank(first_owned, n_owned, ghost_ids);  // the place of a file id among the held nodes' ids
   const auto smaller_end = [&](edge_index e) {
     return std::min(file_id[slab_mesh.left(e)], file_id[slab_mesh.right(e)]);
   };
@@ -180,7 +174,7 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
     if (!kept(e)) continue;
     const std::int64_t smaller = smaller_end(e);
     ++bucket_start[held_rank(smaller) + 1];
-    stored_here += smaller >= first_owned && smaller < first_owned + n_owned ? 1 : 0;  // counted by L's owner
+    stored_here += held_rank.owned(smaller) ? 1 : 0;  // counted by L's owner
   }
   std::partial_sum(bucket_start.begin(), bucket_start.end(), bucket_start.begin());
   std::vector<edge_index> sorted(static_cast<std::size_t>(bucket_start.back()));

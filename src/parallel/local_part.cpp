@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "mesh/partition.hpp"
 #include "mesh/partition_check.hpp"
 #include "mesh/partition_io.hpp"
+#include "parallel/held_ids.hpp"
 #include "parallel/part_pieces.hpp"
 #include "parallel/ptscotch_partition.hpp"
 #include "parallel/slice_partition.hpp"
@@ -24,26 +26,24 @@ std::int64_t local_id(const std::vector<std::int64_t>& global_node, std::int64_t
   return std::lower_bound(global_node.begin(), global_node.end(), global) - global_node.begin();
 }
 
-/// \brief local_id for the many lookups of a part's edges: where the owned ids are one range (the parts of a
-/// partitioned file and of the generator), an id in it is found by arithmetic, and only the others (ghosts) by a
-/// search of the whole sorted list, which at hundreds of millions of edge ends took most of a part's setup.
+/// \brief local_id for the many lookups of a part's edges: HeldIds where the owned ids are one range (the parts of a
+/// partitioned file and of the generator), else a search of the whole sorted list (a search per edge end took most of
+/// a generated part's setup).
 class LocalIds {
  public:
-  LocalIds(const std::vector<std::int64_t>& global_node, const std::vector<std::int64_t>& owned)
+  LocalIds(const std::vector<std::int64_t>& global_node, const std::vector<std::int64_t>& owned,
+           const std::vector<std::int64_t>& ghosts)
       : global_node_(global_node) {
-    if (!owned.empty() && owned.back() - owned.front() + 1 == static_cast<std::int64_t>(owned.size())) {
-      first_ = owned.front();
-      end_ = owned.back() + 1;
-      offset_ = local_id(global_node, first_) - first_;
-    }
+    if (!owned.empty() && owned.back() - owned.front() + 1 == static_cast<std::int64_t>(owned.size()))
+      held_.emplace(owned.front(), static_cast<std::int64_t>(owned.size()), ghosts);
   }
   std::int64_t operator()(std::int64_t global) const {
-    return global >= first_ && global < end_ ? global + offset_ : local_id(global_node_, global);
+    return held_ ? (*held_)(global) : local_id(global_node_, global);
   }
 
  private:
   const std::vector<std::int64_t>& global_node_;
-  std::int64_t first_ = 0, end_ = 0, offset_ = 0;
+  std::optional<HeldIds> held_;
 };
 
 /// What a rank asks every owner of its ghosts for (entry r: the ghosts rank r owns, ascending), the request of the
@@ -101,7 +101,7 @@ LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::st
   std::merge(pieces.owned.begin(), pieces.owned.end(), pieces.ghosts.begin(), pieces.ghosts.end(),
              layout.global_node.begin());
   const auto n_local = static_cast<std::int64_t>(layout.global_node.size());
-  const LocalIds local_of(layout.global_node, pieces.owned);
+  const LocalIds local_of(layout.global_node, pieces.owned, pieces.ghosts);
   layout.owned_nodes.reserve(pieces.owned.size());
   for (const std::int64_t node : pieces.owned) layout.owned_nodes.push_back(static_cast<node_index>(local_of(node)));
 
