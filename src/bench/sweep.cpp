@@ -263,7 +263,6 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         // Under mpirun each rank of the case generates its own part of the box: no file, no rank holding the whole
         // mesh; a one-rank case too, so that every rank count's mesh is made (and its steps measured) one way.
         GeneratedPart generated = generate_box_mesh_part(comm, *source.spec, false, observer.note);
-        generated.part.partition.steps = std::move(generated.steps);
         mesh =
             prepare_part(source.name, "", config.state, source.order, std::move(generated.part), observer.note, comm);
       } else {

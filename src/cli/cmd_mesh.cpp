@@ -72,9 +72,8 @@ int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
   extras.boundary_nodes = std::move(generated.on_boundary);
   extras.cells = generated.cells;
   extras.order = to_string(options.spec.order);
-  write_partitioned_file(comm, generated.part, generated.original_ids, options.output,
-                         generated_parts_method(options.spec, comm.size()), extras,
-                         [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
+  write_partitioned_file(comm, generated.part, generated.original_ids, options.output, generated.part.layout.source,
+                         extras, [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
   const SetupStep write = finish_step(comm, "write", write_start);
   say(note, "generate: " + step_line(write));
   const double seconds = comm.max(seconds_since(start));

@@ -83,6 +83,7 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
   const Note root_note = comm.is_root() ? note : Note();
   restart_peak_resident();  // each step's peak is that of the generation, not of earlier work in the process
   GeneratedPart generated;
+  std::vector<SetupStep> steps;  // into the part's partition summary once it exists
   std::vector<int> planes;
   comm.agree([&] {
     validate_box_mesh_spec(spec);
@@ -96,8 +97,8 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
   const std::int64_t owned_end = (slab.end_plane - slab.first_held) * plane;
   const std::int64_t n_owned = owned_end - owned_begin;
   const auto step_done = [&](const std::string& name, std::chrono::steady_clock::time_point start) {
-    generated.steps.push_back(gather_step(comm, name, seconds_since(start)));
-    say(root_note, "generate: " + step_line(generated.steps.back()));
+    steps.push_back(gather_step(comm, name, seconds_since(start)));
+    say(root_note, "generate: " + step_line(steps.back()));
   };
 
   // ---- nodes, cells and jitter: the serial generator's code on the slab ----------------------------------------
@@ -263,6 +264,7 @@ GeneratedPart generate_box_mesh_part(const Communicator& comm, const BoxMeshSpec
     }
   }
   step_done("part", start);
+  generated.part.partition.steps = std::move(steps);
   return generated;
 }
 

@@ -29,12 +29,12 @@ namespace fluxjac {
 
 /// A rank's part of the box mesh.
 struct GeneratedPart {
-  LocalPart part;                          ///< local ids, the file's numbering in layout; coords and volumes when kept
+  LocalPart part;  ///< local ids, the file's numbering in layout, the generation steps in partition.steps; coords and
+                   ///< volumes when kept
   std::vector<std::int64_t> original_ids;  ///< per owned node, in owned order: its natural id
   std::vector<std::uint8_t> on_boundary;   ///< per owned node, in owned order
   CellCounts cells;                        ///< of the whole mesh
   std::int64_t n_jitter_reduced = 0;       ///< over the whole mesh
-  std::vector<SetupStep> steps;            ///< nodes and cells, dual metrics, ordering, state, part
 };
 
 /// \brief The partition method a file of generated parts records: "box slabs along z (P parts, balanced by
