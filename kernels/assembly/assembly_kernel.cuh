@@ -106,10 +106,11 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
 // ---- node strategy: its compute and store phases --------------------------------------------------------------
 
 /// \brief The compute phase of a node tile: Policy::kLanesPerSide threads per entry (i, j) compute
-/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry. `load(entry, edge)` fills the edge as seen
-/// from i (i is the left side, the normal points away from it); `load.area(entry)` gives the face area alone, for
-/// the scatter-only mode's cheap values.
-template <class Policy, class Load>
+/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry, laid out as it is stored: as computed in A,
+/// transposed in A^T (kTransposed), so that the scatter phase reads every staged block in order. `load(entry, edge)`
+/// fills the edge as seen from i (i is the left side, the normal points away from it); `load.area(entry)` gives the
+/// face area alone, for the scatter-only mode's cheap values.
+template <class Policy, bool kTransposed, class Load>
 __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& load, double* staging, int stage_flags) {
   constexpr int kLanes = Policy::kLanesPerSide;
   for (int work = threadIdx.x; work < entries * kLanes; work += blockDim.x) {
@@ -119,7 +120,10 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
     if (stage_flags & kStageCompute) {
       EdgeInput edge;
       load(entry, edge);
-      Policy::compute_side(lane, edge, 0, edge.area, out);
+      if constexpr (kTransposed)
+        Policy::compute_side(lane, edge, 0, edge.area, TransposedBlock<double>{out});
+      else
+        Policy::compute_side(lane, edge, 0, edge.area, out);
     } else {  // scatter-only: cheap values the compiler cannot predict
       const double area = load.area(entry);
       for (int i = lane; i < kBlockEntries; i += kLanes) out[i] = area * i;
@@ -154,25 +158,24 @@ struct AoffStore {
   float value;
 };
 
-/// \brief The scatter phase of a node tile from its staged blocks: A[j, i] = -D_ij at the target slot of entry (i, j),
-/// which is the slot of (j, i) (plain stores, 25 consecutive threads per block), and Adiag[i] = sum_j D_ij (summed in
-/// row order, stored once); with `transposed`, (A[j, i])^T = (-D_ij)^T at the entry's own slot and (sum_j D_ij)^T
-/// (assembly/orientation.hpp). `row_start` holds the rows' entry offsets in the pattern (rows + 1 of them); visited
-/// row r is node row_node[r], or first_row + r without a visit order. Each thread keeps kBatch stores in flight, and
-/// kBatch row sums.
+/// \brief The scatter phase of a node tile from its staged blocks (laid out as stored, compute_node_tile): A[j, i] =
+/// -D_ij at the target slot of entry (i, j), which is the slot of (j, i) (plain stores, 25 consecutive threads per
+/// block), and Adiag[i] = sum_j D_ij (summed in row order, stored once); in A^T, (A[j, i])^T = (-D_ij)^T at the
+/// entry's own slot and (sum_j D_ij)^T (assembly/orientation.hpp), the targets being the host's. `row_start` holds the
+/// rows' entry offsets in the pattern (rows + 1 of them); visited row r is node row_node[r], or first_row + r without
+/// a visit order. Each thread keeps kBatch stores in flight, and kBatch row sums.
 template <int kBatch>
 __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int entries, int rows, int first_row,
                                                       int first_entry, const std::int32_t* row_start,
                                                       const std::int32_t* target, const node_index* row_node,
-                                                      const DeviceJacobian& jacobian, bool transposed) {
+                                                      const DeviceJacobian& jacobian) {
   block_strided_batches<kBatch>(
       entries * kBlockEntries,
       [&](int item) {
         const int entry = item / kBlockEntries;
         const int component = item - entry * kBlockEntries;
         return AoffStore{static_cast<std::int64_t>(target[entry]) * kBlockEntries + component,
-                         static_cast<float>(block_signs(0).off_diagonal *
-                                            staging[entry * kBlockEntries + computed_entry(component, transposed)])};
+                         static_cast<float>(block_signs(0).off_diagonal * staging[item])};
       },
       [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
 
@@ -188,7 +191,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int
       const int item = first + b * blockDim.x;
       const int row = min(item, items - 1) / kBlockEntries;
       const int component = min(item, items - 1) - row * kBlockEntries;
-      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + computed_entry(component, transposed);
+      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + component;
       length[b] = item < items ? row_start[row + 1] - row_start[row] : 0;
       longest = max(longest, length[b]);
       sum[b] = 0.0;
@@ -250,11 +253,13 @@ struct GlobalEntryLoad {
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij, or in A^T their
 /// transposes at Adiag[i] and the entry's own slot (scatter_node_tile): no atomics, no zeroing, bitwise reproducible.
-/// In A^T every block lands in the row that computed it, so a tile's stores are contiguous. Equivalent to the
+/// In A^T (kTransposed) every block lands in the row that computed it, so a tile's stores are contiguous; each
+/// orientation has its own kernel, so that A's is not burdened by the other's layout (docs/tuning.md, "The adjoint
+/// orientation's stores"). Equivalent to the
 /// edge-based signs of docs/design.md, "Residual, sign convention and the four blocks": for i = L, D = JL; for i = R, D
 /// = -JR. A block may have fewer threads than its tile has lanes: each thread then works several entries in turn, which
 /// spreads the block's index loads and barriers over more work (docs/tuning.md, "Lanes per thread").
-template <class Policy>
+template <class Policy, bool kTransposed>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
                          int stage_flags) {
@@ -290,12 +295,11 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
 
   const GlobalEntryLoad load{mesh.state, map.entry_face + 4 * static_cast<std::int64_t>(first_entry), block.own,
                              block.other};
-  compute_node_tile<Policy>(entry_count, load, block.staging, stage_flags);
+  compute_node_tile<Policy, kTransposed>(entry_count, load, block.staging, stage_flags);
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
   scatter_node_tile<Policy::kNodeBatch>(block.staging, entry_count, row_count, first_row, first_entry, block.row_start,
-                                        block.target, map.row_node ? map.row_node + first_row : nullptr, jacobian,
-                                        stage_flags & kStageTranspose);
+                                        block.target, map.row_node ? map.row_node + first_row : nullptr, jacobian);
 }
 
 }  // namespace fluxjac

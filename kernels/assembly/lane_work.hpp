@@ -4,7 +4,8 @@
 // from that side: the own state first and the normal pointing away from it, so the symmetry
 // F(QR, QL, -n) = -F(QL, QR, n) (paper, Fig. 3) makes one routine serve both sides. `scale` multiplies
 // the result: +A gives the outward-flux derivative D of the node-based assembly, side_scale() gives JL / JR
-// of the edge-based one. `block` is one row-major 5x5 block.
+// of the edge-based one. `block` is one 5x5 block, written entry by entry through block_at: a row-major `Real*`, or
+// a TransposedBlock where the node kernel of A^T stages its blocks transposed (assembly/orientation.hpp).
 //
 // Everything here is generic over the real type of the edge's data (Real, deduced from the EdgeInput): double on
 // the GPU and in the CPU tests, CountingReal where the work model counts a variant's FP64 operations. A policy
@@ -13,6 +14,7 @@
 
 #include "ad/dual.hpp"
 #include "assembly/edge_input.hpp"
+#include "assembly/orientation.hpp"
 #include "physics/gas.hpp"
 #include "physics/roe_flux.hpp"
 
@@ -20,9 +22,9 @@ namespace fluxjac {
 
 /// \brief Seeded (the paper's Algorithm 3): flux on primitive inputs with one derivative direction,
 /// seeded with column `column` of the hand-differentiated dq/dU. Writes column `column` of the block.
-template <class Scalar, class Real>
+template <class Scalar, class Real, class Block>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const BasicEdgeInput<Real>& edge, int side, int column, Real scale,
-                                                  Real* block) {
+                                                  Block block) {
   Real own_state[kBlock], other_state[kBlock];
   BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -45,13 +47,13 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const BasicEdgeInput<Real>& ed
   Scalar flux[kBlock];
   roe_flux(own_dual, primitive_from_conservative(other_state), normal, flux);
   FLUXJAC_UNROLL
-  for (int m = 0; m < kBlock; ++m) block[block_entry(m, column)] = scale * flux[m].d[0];
+  for (int m = 0; m < kBlock; ++m) block_at(block, m, column) = scale * flux[m].d[0];
 }
 
 /// \brief Direct (the paper's Algorithm 4): flux on conservative inputs with five derivative directions
 /// seeded with the identity. Writes the whole block.
-template <class Scalar, class Real>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+template <class Scalar, class Real, class Block>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
   Real own_state[kBlock], other_state[kBlock];
   BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -67,7 +69,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
   FLUXJAC_UNROLL
   for (int m = 0; m < kBlock; ++m) {
     FLUXJAC_UNROLL
-    for (int k = 0; k < kBlock; ++k) block[block_entry(m, k)] = scale * flux[m].d[k];
+    for (int k = 0; k < kBlock; ++k) block_at(block, m, k) = scale * flux[m].d[k];
   }
 }
 
@@ -83,8 +85,8 @@ struct SeededColumnLanes {
   static_assert(kSidesPerLane == 1 || kSidesPerLane == 2, "a lane does one side or both");
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
-  template <class Real>
-  FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  template <class Real, class Block>
+  FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
     seeded_column<with_real_t<Scalar, Real>>(edge, side, lane, scale, block);
   }
   template <class Real>
@@ -102,8 +104,8 @@ template <class SideWork>
 struct OneLanePerSide {
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
-  template <class Real>
-  FLUXJAC_HD static void compute_side(int, const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  template <class Real, class Block>
+  FLUXJAC_HD static void compute_side(int, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
     SideWork::run(edge, side, scale, block);
   }
   template <class Real>
@@ -139,8 +141,8 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void begin_unhoisted_pass(const Real&) {}
 /// nothing in the value work stops nvcc from merging it across passes.
 template <class Scalar>
 struct SeededPasses {
-  template <class Real>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  template <class Real, class Block>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
     FLUXJAC_UNROLL
     for (int column = 0; column < kBlock; ++column)
       seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block);
@@ -150,8 +152,8 @@ struct SeededPasses {
 /// Direct, one pass of a five-derivative dual (dn5_2, edn5_2).
 template <class Scalar>
 struct DirectPass {
-  template <class Real>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  template <class Real, class Block>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
     direct_side<with_real_t<Scalar, Real>>(edge, side, scale, block);
   }
 };

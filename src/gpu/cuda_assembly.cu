@@ -29,7 +29,8 @@ CudaAssembly::CudaAssembly(VariantInfo info) : info_(std::move(info)) {
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
-  const cudaFuncAttributes attributes = kernel_attributes(strategy);
+  const Orientation orientation = last_options_.orientation;  // A before the first run
+  const cudaFuncAttributes attributes = kernel_attributes(strategy, orientation);
   KernelResources resources;
   resources.registers = attributes.numRegs;
   resources.local_bytes = attributes.localSizeBytes;
@@ -43,7 +44,8 @@ std::optional<KernelResources> CudaAssembly::resources() const {
   } else {
     // The packing of the last node run, or, before one, the default's plan (before setup: full tiles of single
     // rows, the worst case, halved as a run would halve it).
-    const NodeLaunch launch = node_launch_.requested ? node_launch_ : plan_fitting_rows(units, true, nullptr);
+    const NodeLaunch launch =
+        node_launch_.requested ? node_launch_ : plan_fitting_rows(units, true, orientation, nullptr);
     resources.edges_per_block = launch.capacity;
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
@@ -55,19 +57,20 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   // The tuned size. An edge block has one thread per lane, so it takes fewer edges where the kernel's registers allow
   // fewer threads per block; a node tile larger than its block's threads is worked in turns.
   if (strategy == AssemblyStrategy::kNode) return tuning().node_tile_entries;
-  const int max_threads = kernel_attributes(strategy).maxThreadsPerBlock;
+  const int max_threads = kernel_attributes(strategy, Orientation::kA).maxThreadsPerBlock;  // one for both
   return std::max(1, std::min(tuning().edges_per_block, max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, Orientation orientation, RowBlocks* rows) const {
   NodeLaunch launch;
+  launch.orientation = orientation;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
   if (n_nodes_ == 0) packed.max_entries = packed.max_rows = capacity;  // before setup: a full tile
   launch.max_entries = packed.max_entries;
   launch.max_rows = packed.max_rows;
   launch.tiles = static_cast<int>(packed.blocks());
-  const int max_threads = kernel_attributes(AssemblyStrategy::kNode).maxThreadsPerBlock;
+  const int max_threads = kernel_attributes(AssemblyStrategy::kNode, orientation).maxThreadsPerBlock;
   // One thread per lane of a full tile, rounded to whole warps, at most the tuning's threads (then each thread works
   // several lanes in turn: fewer barriers per unit of work, measured faster: docs/tuning.md, "Lanes per thread").
   launch.threads = std::min(
@@ -77,17 +80,17 @@ CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, RowBlocks* rows) 
   return launch;
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve,
+CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve, Orientation orientation,
                                                          std::vector<NodeTile>* tiles) const {
   const std::size_t shared_limit = max_shared_bytes_per_block();
   // A variant's default tile outgrows shared memory on meshes of many short rows: halve it
   // until it fits. A size the user asked for is refused instead.
   int capacity = requested;
   RowBlocks packed;
-  NodeLaunch launch = plan_rows(capacity, tiles ? &packed : nullptr);
+  NodeLaunch launch = plan_rows(capacity, orientation, tiles ? &packed : nullptr);
   while (may_halve && launch.shared_bytes > shared_limit && capacity > 1) {
     capacity /= 2;
-    launch = plan_rows(capacity, tiles ? &packed : nullptr);
+    launch = plan_rows(capacity, orientation, tiles ? &packed : nullptr);
   }
   if (launch.shared_bytes > shared_limit && may_halve)
     fail(ExitCode::kInvalidInput,
@@ -210,7 +213,8 @@ void CudaAssembly::upload_node_targets(Orientation orientation) {
 TimingSamples CudaAssembly::run(const TimingOptions& options) {
   strategy_ = resolve_strategy(options.strategy, info_);
   units_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_units_per_block(strategy_);
-  const int max_threads = kernel_attributes(strategy_).maxThreadsPerBlock;  // limited by the kernel's registers
+  const int max_threads =  // limited by the kernel's registers
+      kernel_attributes(strategy_, options.orientation).maxThreadsPerBlock;
   if (strategy_ == AssemblyStrategy::kEdge && units_per_block_ * lanes(strategy_) > max_threads)
     fail(ExitCode::kUsage,
          "--edges-per-block {} gives {} threads per block for '{}' ({} lanes per edge); its kernel allows at most {} "
@@ -227,9 +231,10 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
   const bool may_halve = options.edges_per_block == 0;
   if (strategy_ == AssemblyStrategy::kNode &&
-      (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve)) {
+      (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve ||
+       node_launch_.orientation != options.orientation)) {
     std::vector<NodeTile> tiles;
-    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, &tiles);
+    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, options.orientation, &tiles);
     tiles_.upload(tiles.data(), tiles.size());
   }
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving

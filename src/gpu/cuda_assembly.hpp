@@ -37,8 +37,9 @@ class CudaAssembly : public Variant {
   virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
                            int stage_flags) = 0;
   /// Launch geometry of the node strategy: rows packed into tiles of at most `capacity` entries, one tile per thread
-  /// block of `threads` threads.
+  /// block of `threads` threads of the kernel of `orientation`.
   struct NodeLaunch {
+    Orientation orientation = Orientation::kA;
     int requested = 0;       ///< the tile size asked for (a variant's default may have been halved to `capacity`)
     bool may_halve = false;  ///< a default tile: halved until it fits in shared memory (a user's is refused)
     int capacity = 0;
@@ -51,7 +52,8 @@ class CudaAssembly : public Variant {
   /// Launches the node-based assembly kernel.
   virtual void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                            const NodeLaunch& launch, int stage_flags) = 0;
-  virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const = 0;
+  /// The attributes of the kernel of `strategy` (the node strategy has one kernel per orientation).
+  virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy, Orientation orientation) const = 0;
   /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
   virtual int lanes(AssemblyStrategy strategy) const = 0;
   /// The variant's tuning (its row of src/variants/tunings.hpp).
@@ -72,11 +74,12 @@ class CudaAssembly : public Variant {
                       int stage_flags);
   /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch geometry and,
   /// when asked, the packed rows.
-  NodeLaunch plan_rows(int capacity, RowBlocks* rows) const;
+  NodeLaunch plan_rows(int capacity, Orientation orientation, RowBlocks* rows) const;
   /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
   /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit. Fills `tiles`, when
   /// given, with the chosen plan's tiles (each block's rows and entries, from host_row_ptr_).
-  NodeLaunch plan_fitting_rows(int requested, bool may_halve, std::vector<NodeTile>* tiles) const;
+  NodeLaunch plan_fitting_rows(int requested, bool may_halve, Orientation orientation,
+                               std::vector<NodeTile>* tiles) const;
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;

@@ -26,21 +26,29 @@ class CudaVariant final : public CudaAssembly {
   }
   void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                    const NodeLaunch& launch, int stage_flags) override {
-    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(node_assembly_kernel<Policy>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    const auto kernel = node_kernel(launch.orientation);
+    FLUXJAC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(launch.shared_bytes)));
-    node_assembly_kernel<Policy><<<static_cast<unsigned>(launch.tiles), launch.threads, launch.shared_bytes>>>(
+    kernel<<<static_cast<unsigned>(launch.tiles), launch.threads, launch.shared_bytes>>>(
         edges, map, jacobian, launch.max_entries, stage_flags);
   }
-  cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy) const override {
+  cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy, Orientation orientation) const override {
     cudaFuncAttributes attributes{};
     if (strategy == AssemblyStrategy::kEdge)
       FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, assembly_kernel<Policy>));
     else
-      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_assembly_kernel<Policy>));
+      FLUXJAC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, node_kernel(orientation)));
     return attributes;
   }
   int lanes(AssemblyStrategy strategy) const override {
     return strategy == AssemblyStrategy::kEdge ? Policy::kLanesPerEdge : Policy::kLanesPerSide;
+  }
+
+ private:
+  /// The node kernel of an orientation: one per orientation, each staging its blocks as it stores them.
+  static auto node_kernel(Orientation orientation) {
+    return orientation == Orientation::kTransposed ? node_assembly_kernel<Policy, true>
+                                                   : node_assembly_kernel<Policy, false>;
   }
 };
 

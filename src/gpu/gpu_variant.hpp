@@ -2,9 +2,10 @@
 //
 // A variant file defines a policy { static constexpr int kLanesPerEdge, kLanesPerSide;
 // template <class Real> FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>&, Real* local);
-// template <class Real> FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>&, int side,
-//                                                           Real scale, Real* block); }
-// (edge-based and node-based lanes; Real is double, or CountingReal when the work model counts them), takes its
+// template <class Real, class Block> FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>&,
+//                                                                        int side, Real scale, Block block); }
+// (edge-based and node-based lanes; Real is double, or CountingReal when the work model counts them; a Block is
+// written through block_at, assembly/orientation.hpp), takes its
 // tuning row (tuning_of in variants/tunings.hpp) and registers both with a static VariantRegistrar made by
 // register_gpu_variant<Policy, tuning>(description, seeding). Variant files are compiled by nvcc in CUDA builds (the
 // policy runs in assembly_kernel) and by the C++ compiler otherwise: the variant is then listed as unavailable, and

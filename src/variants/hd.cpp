@@ -9,8 +9,8 @@ namespace {
 
 /// The flux and its analytic derivative with respect to the side's own state, in one routine.
 struct HandSide {
-  template <class Real>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  template <class Real, class Block>
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
     Real own[kBlock], other[kBlock], flux[kBlock], dflux_down[kBlock][kBlock];
     BasicFaceNormal<Real> normal;
     oriented_states(edge, side, own, other, normal);
@@ -18,7 +18,7 @@ struct HandSide {
     FLUXJAC_UNROLL
     for (int m = 0; m < kBlock; ++m) {
       FLUXJAC_UNROLL
-      for (int k = 0; k < kBlock; ++k) block[block_entry(m, k)] = scale * dflux_down[m][k];
+      for (int k = 0; k < kBlock; ++k) block_at(block, m, k) = scale * dflux_down[m][k];
     }
   }
 };
