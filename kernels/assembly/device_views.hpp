@@ -70,8 +70,8 @@ inline std::size_t node_block_shared_bytes(int max_entries, int max_rows) {
 }
 
 /// Run-time stage switches: not compile-time constants, so the compiler cannot fold either stage away. kStageTranspose
-/// stores A^T instead of A (kernels/assembly/orientation.hpp): a run-time switch too, so that every kernel serves both
-/// orientations.
+/// stores A^T instead of A (kernels/assembly/orientation.hpp): the edge kernel's run-time switch; the node strategy
+/// launches its kernel of that orientation instead.
 enum StageFlags : int { kStageCompute = 1, kStageScatter = 2, kStageTranspose = 4 };
 
 }  // namespace fluxjac
