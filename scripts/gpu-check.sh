@@ -7,11 +7,14 @@
 # writes there, and write CSV/JSON and logs under $OUT (default: gpu-results/). The short table comes last.
 #
 #   bash scripts/gpu-check.sh [MESH.h5]
-#   env: REPS (20), SANITIZE (1), N (100), SWEEP_EPB ("8 16 32 64 128": edges per block to sweep, "" for none),
+#   env: REPS (20), SANITIZE (1: compute-sanitizer, each orientation), N (100), SWEEP_EPB ("8 16 32 64 128": edges
+#        per block (node assembly: tile entries) to sweep in each orientation, "" for none),
 #        EXTRA_RUN_ARGS (added to every 'fluxjac run'), PEERS ("jax torch": peer scripts to run, "" for none),
 #        PEER_PYTHON (python3: the Python that has JAX and PyTorch; it also runs tests/test_peer_*.py),
 #        PEER_REPS (REPS), ORIENTATIONS ("A A^T": the default orientation and the adjoint one, --transpose;
-#        "" for none), TESTS (1: the test suite; 0: skip it, e.g. when a call of the same build ran it)
+#        "" for none), MODES ("full compute-only scatter-only": the Table IV modes of the per-variant tables, ""
+#        for none; the peers need full), TESTS (1: the test suite; 0: skip it, e.g. when a call of the same build ran
+#        it)
 #
 # $OUT receives: gpu-check-results.tar.gz (every CSV, JSON and log), summary.txt, device.txt, list.txt.
 set -euo pipefail
@@ -24,12 +27,17 @@ N=${N:-100}
 SANITIZE=${SANITIZE:-1}
 SWEEP_EPB=${SWEEP_EPB-8 16 32 64 128}
 ORIENTATIONS=${ORIENTATIONS-A A^T}
+MODES=${MODES-full compute-only scatter-only}
 PEERS=${PEERS-jax torch}
 PEER_PYTHON=$(command -v "${PEER_PYTHON:-python3}" || echo /usr/bin/python3)
 PEER_REPS=${PEER_REPS:-$REPS}
 BUILD=build-gpu
 VARIANTS=hd,dn_10,dn_5,dn_2,dn5_2,edn_5,edn5_2
 log() { printf '\n== %s\n' "$*"; }
+# The run flags and file-name suffix of an orientation: A (none), or the adjoint A^T (--transpose, files *-T-*).
+orientation_args() {
+  if [[ $1 == A ]]; then flag=(); suffix=""; else flag=(--transpose); suffix="-T"; fi
+}
 
 source scripts/device-libraries.sh  # METIS and PT-Scotch from .device/ where scripts/fetch-partitioners.sh put them
 log "configure and build (CUDA, sm_${CMAKE_CUDA_ARCHITECTURES:-90}, Release)"
@@ -58,12 +66,16 @@ pack() {
 }
 trap pack EXIT
 if [[ "$SANITIZE" == 1 ]] && command -v compute-sanitizer >/dev/null; then
-  log "compute-sanitizer memcheck and racecheck, every GPU variant, small mesh"
+  log "compute-sanitizer memcheck and racecheck, every GPU variant, small mesh, orientations: ${ORIENTATIONS:-A}"
   "$FLUXJAC" mesh gen --kind mixed --n 6 --order random -q -o "$WORK/small.h5" >/dev/null
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 9 "$FLUXJAC" run --mesh "$WORK/small.h5" --variant "$VARIANTS" \
-      --warmup 0 --reps 1 -q >"$OUT/sanitizer-$tool.log" 2>&1 && echo "$tool: clean" ||
-      { echo "$tool: FOUND ERRORS (rc $?)"; grep -m5 -E "=========" "$OUT/sanitizer-$tool.log"; }
+    for orientation in ${ORIENTATIONS:-A}; do
+      orientation_args "$orientation"
+      compute-sanitizer --tool "$tool" --error-exitcode 9 "$FLUXJAC" run --mesh "$WORK/small.h5" \
+        --variant "$VARIANTS" "${flag[@]}" --warmup 0 --reps 1 -q >"$OUT/sanitizer-$tool$suffix.log" 2>&1 &&
+        echo "$tool, $orientation: clean" ||
+        { echo "$tool, $orientation: FOUND ERRORS (rc $?)"; grep -m5 -E "=========" "$OUT/sanitizer-$tool$suffix.log"; }
+    done
   done
 fi
 
@@ -82,9 +94,8 @@ status=0
 for mesh in "${meshes[@]}"; do
   name=$(basename "$mesh" .h5)
   for orientation in $ORIENTATIONS; do
-    # A^T: the adjoint orientation (--transpose); its files are named *-T-MODE.*.
-    if [[ $orientation == A ]]; then flag=(); suffix=""; else flag=(--transpose); suffix="-T"; fi
-    for mode in full compute-only scatter-only; do
+    orientation_args "$orientation"
+    for mode in $MODES; do
       log "$name, $orientation, mode $mode"
       "$FLUXJAC" run --mesh "$mesh" --variant "$VARIANTS" --mode "$mode" "${flag[@]}" --warmup 3 --reps "$REPS" \
         --csv "$OUT/$name$suffix-$mode.csv" --json "$OUT/$name$suffix-$mode.json" ${EXTRA_RUN_ARGS:-} \
@@ -95,11 +106,14 @@ for mesh in "${meshes[@]}"; do
   done
 done
 if [[ -n "$SWEEP_EPB" ]]; then
-  log "edges per block sweep (mode full, ${meshes[0]##*/})"
-  for epb in $SWEEP_EPB; do
-    "$FLUXJAC" run --mesh "${meshes[0]}" --variant "$VARIANTS" --edges-per-block "$epb" --warmup 3 \
-      --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb.json" 2>&1 | grep -E "^(hd|dn|edn|fluxjac)" |
-      sed "s/^/epb $epb  /" | tee -a "$summary" || true
+  log "edges per block sweep (mode full, ${meshes[0]##*/}, orientations: ${ORIENTATIONS:-A})"
+  for orientation in ${ORIENTATIONS:-A}; do
+    orientation_args "$orientation"
+    for epb in $SWEEP_EPB; do
+      "$FLUXJAC" run --mesh "${meshes[0]}" --variant "$VARIANTS" --edges-per-block "$epb" "${flag[@]}" --warmup 3 \
+        --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb$suffix.json" 2>&1 |
+        grep -E "^(hd|dn|edn|fluxjac)" | sed "s/^/epb $epb $orientation  /" | tee -a "$summary" || true
+    done
   done
 fi
 
