@@ -841,6 +841,28 @@ std::vector<RunRecord> sample_records(const DeviceCeilings& device) {
   return records;
 }
 
+TEST(RunRecord, OnlyTheFullAssemblyIsHeldAgainstTheFloor) {
+  // The floor is the whole assembly's: compute-only and scatter-only leave out part of its work, and the time of one
+  // of them over the whole floor would read as a fraction of a floor it does not have (over 100% for a store phase).
+  DeviceCeilings device;
+  device.copy_bandwidth_gbs = 3000.0;
+  device.fp64_gflops = 33000.0;
+  for (AssemblyMode mode : {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
+    RunRecord record;
+    record.mesh = {"mixed:100:rcm", "", "rcm", 1030301, 5580300, 11160600, 9368, 4397.8, 0};
+    record.variant = *Registry::instance().find("dn_10");
+    record.mode = mode;
+    record.assembly = AssemblyStrategy::kNode;
+    record.assembly_ms = Stats::of({1.2, 1.2, 1.2});
+    finish_record(record, device);
+    if (mode == AssemblyMode::kFull)
+      EXPECT_GT(record.roofline_fraction, 1.0) << "1.2 ms is under dn_10's floor: the fraction says so in full mode";
+    else
+      EXPECT_EQ(record.roofline_fraction, 0.0) << to_string(mode) << " has no floor of its own";
+    EXPECT_GT(record.gbytes_per_s, 0.0) << "the model's rates are still given";
+  }
+}
+
 DeviceCeilings sample_device() {
   DeviceCeilings device;
   device.name = "NVIDIA H100 80GB HBM3";

@@ -158,7 +158,9 @@ void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& devic
   record.ns_per_edge = seconds * 1e9 / static_cast<double>(record.mesh.n_edges);
   record.gbytes_per_s = work.bytes / seconds / 1e9;
   record.gflops_per_s = work.flops / seconds / 1e9;
-  record.roofline_fraction = work.fraction_of_floor(record.assembly_ms.median);
+  // The work model is that of the whole assembly: a Table IV mode that leaves out a stage has no floor of its own.
+  record.roofline_fraction =
+      record.mode == AssemblyMode::kFull ? work.fraction_of_floor(record.assembly_ms.median) : 0.0;
 }
 
 void relate_to_hd(std::vector<RunRecord>& records) {

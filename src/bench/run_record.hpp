@@ -85,7 +85,8 @@ struct RunRecord {
   double ns_per_edge = 0.0;          ///< median assembly time per edge
   double gbytes_per_s = 0.0;         ///< work model bytes over median time
   double gflops_per_s = 0.0;         ///< work model flops over median time
-  double roofline_fraction = 0.0;    ///< the variant's own floor time (its work model) over median time
+  double roofline_fraction = 0.0;    ///< the variant's own floor time (its work model) over median time; mode full
+                                     ///< only
   double time_relative_to_hd = 0.0;  ///< median time over hd's on the same mesh and mode (0: no hd case to compare)
   std::optional<KernelResources> resources;
   bool validated = false;  ///< validation ran (mode full with validation on)
