@@ -102,9 +102,20 @@ def parallel_of(run):
 
 
 def ran_on_one(run):
-    """A plain run of one process: what the one-GPU charts compare (the scaling charts draw the others, and the
-    one-rank points of a scaling sweep)."""
-    return ran(run) and rank_count(run) == 1 and not parallel_of(run).get("scaling")
+    """A plain run of one process assembling A: what the one-GPU charts compare (the scaling charts draw the others,
+    and the one-rank points of a scaling sweep; the adjoint orientation's figures are performance.md's tables)."""
+    return (ran(run) and rank_count(run) == 1 and not parallel_of(run).get("scaling")
+            and run.get("orientation", "A") == "A")
+
+
+def newest_build_per_gpu(runs):
+    """The runs of each GPU model's newest run date: one series per GPU where a chart sets it beside the paper."""
+    def model(run):
+        return run["_ceilings"].get("name", run["_device"])
+    newest = {}
+    for run in runs:
+        newest[model(run)] = max(newest.get(model(run), ""), run["_date"])
+    return [run for run in runs if run["_date"] == newest[model(run)]]
 
 
 def median_ms(run):
@@ -190,7 +201,8 @@ def label_bars(ax, bars, fmt="{:.2f}"):
 
 def chart_time_vs_paper(runs, out, written):
     name = "time-vs-paper.png"
-    full = gpu_full_default(runs)
+    # Meshes of the paper's size (within a factor of two), the newest build of each GPU.
+    full = newest_build_per_gpu([r for r in gpu_full_default(runs) if 0.5 <= r["n_edges"] / PAPER_EDGES <= 2.0])
     series = OrderedDict()  # (device, assembly) -> {variant: ms scaled to the paper's mesh}
     meshes = []
     drawn = []
