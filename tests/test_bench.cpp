@@ -888,7 +888,7 @@ std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
   ranks.parallel.halo_ms = Stats::of({0.03, 0.02, 0.04});
   ranks.parallel.rank_assembly_ms = Spread::of({1.3, 1.2, 1.25});
   ranks.parallel.halo_transport = "MPI";
-  ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001};
+  ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001, {}};
   ranks.parallel.scaling = "strong";
   ranks.parallel.efficiency = 0.96;
   ranks.parallel.efficiency_with_halo = 0.94;
