@@ -255,10 +255,10 @@ struct GlobalEntryLoad {
 /// transposes at Adiag[i] and the entry's own slot (scatter_node_tile): no atomics, no zeroing, bitwise reproducible.
 /// In A^T (kTransposed) every block lands in the row that computed it, so a tile's stores are contiguous; each
 /// orientation has its own kernel, so that A's is not burdened by the other's layout (docs/tuning.md, "The adjoint
-/// orientation's stores"). Equivalent to the
-/// edge-based signs of docs/design.md, "Residual, sign convention and the four blocks": for i = L, D = JL; for i = R, D
-/// = -JR. A block may have fewer threads than its tile has lanes: each thread then works several entries in turn, which
-/// spreads the block's index loads and barriers over more work (docs/tuning.md, "Lanes per thread").
+/// orientation's stores"). Equivalent to the edge-based signs of docs/design.md, "Residual, sign convention and the
+/// four blocks": for i = L, D = JL; for i = R, D = -JR. A block may have fewer threads than its tile has lanes: each
+/// thread then works several entries in turn, which spreads the block's index loads and barriers over more work
+/// (docs/tuning.md, "Lanes per thread").
 template <class Policy, bool kTransposed>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
