@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# fluxjac — shared functions for the set-up, build, test and run scripts. Source it; do not run it.
+# fluxjac — shared functions for the set-up, build, test, run and GPU scripts. Source it; do not run it. It is the one
+# place that configures a build: through the CMake presets of CMakePresets.json (release, cpu, cuda, cuda-mpi, mpi,
+# debug; binary folder build/<preset>).
 #
 #   source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-#   fluxjac_install_packages            # Debian packages the build and the Python scripts need
-#   fluxjac_configure_build build       # cmake (Ninja, Release, CUDA AUTO) and build with all cores
+#   fluxjac_install_packages                  # Debian packages the build and the Python scripts need
+#   fluxjac_configure_build release build     # cmake --preset release into build/, then build it with all cores
+#   fluxjac_configure_build cuda-mpi --target fluxjac    # build/cuda-mpi, only the fluxjac program
+#   fluxjac_configure_source "$BASE" cuda     # another checkout's preset (its own CMakePresets.json)
+#   fluxjac_device_libraries                  # METIS and PT-Scotch unpacked into .device/, for CMake and the loader
+#   FLUXJAC=build/cuda/fluxjac fluxjac_standard_mesh mixed 100 rcm build/meshes   # prints build/meshes/mixed-100-rcm.h5
 #
-# Environment: FLUXJAC_CUDA (AUTO, ON or OFF; default AUTO: CUDA where /usr/local/cuda/bin/nvcc exists),
-# CMAKE_CUDA_ARCHITECTURES (default 90, set in CMakeLists.txt), FLUXJAC_SKIP_PACKAGES=1 (no apt-get at all).
+# Environment: FLUXJAC_CUDA (AUTO, ON or OFF: overrides the preset's; unset, the preset decides: release AUTO, CUDA
+# where /usr/local/cuda/bin/nvcc exists), CMAKE_CUDA_ARCHITECTURES (overrides the preset's; default 90, set in the
+# presets and CMakeLists.txt), FLUXJAC_SKIP_PACKAGES=1 (no apt-get at all), METIS_ROOT and PTSCOTCH_ROOT
+# (partitioners outside the system; fluxjac_device_libraries sets them from .device/).
 set -euo pipefail
 
 # The repository root: the parent of this scripts/ folder, wherever the caller was started from.
@@ -61,21 +69,99 @@ fluxjac_install_packages() {
   fi
 }
 
-# Configures BUILD_DIR (relative to the repository root unless absolute) with Ninja in Release mode and builds
-# it with all cores. CUDA is AUTO unless FLUXJAC_CUDA says otherwise; CMAKE_CUDA_ARCHITECTURES is passed on
-# when set. Returns the failing step's status, also where the caller tests it (which turns set -e off inside).
-fluxjac_configure_build() {
-  local build_dir="${1:?usage: fluxjac_configure_build BUILD_DIR}"
-  [[ "$build_dir" = /* ]] || build_dir="$FLUXJAC_ROOT/$build_dir"
-  local options=(-S "$FLUXJAC_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-                 "-DFLUXJAC_CUDA=${FLUXJAC_CUDA:-AUTO}")
-  if [[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ]]; then
-    options+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
+# Prints the binary folder of configure preset PRESET of the checkout SOURCE_DIR (default: this one): the presets'
+# binaryDir, ${sourceDir}/build/${presetName}.
+fluxjac_build_dir() {
+  local preset="${1:?usage: fluxjac_build_dir PRESET [SOURCE_DIR]}" source="${2:-$FLUXJAC_ROOT}"
+  printf '%s/build/%s\n' "$source" "$preset"
+}
+
+# Configures preset PRESET of the checkout SOURCE_DIR (its own CMakePresets.json) with `cmake --preset` and builds it
+# with all cores. BUILD_DIR (a path, relative to SOURCE_DIR unless absolute; it must not start with '-') puts the
+# build there instead of the preset's build/PRESET. Arguments after it go to the configure step (-DNAME=VALUE ...),
+# except `--target NAME`, which the build step gets (only that target is built). FLUXJAC_CUDA and
+# CMAKE_CUDA_ARCHITECTURES, when set, override the preset's. Returns the failing step's status, also where the caller
+# tests it (which turns set -e off inside).
+fluxjac_configure_source() {
+  local usage="usage: fluxjac_configure_source SOURCE_DIR PRESET [BUILD_DIR] [-DNAME=VALUE ...] [--target NAME]"
+  local source="${1:?$usage}" preset="${2:?$usage}"
+  shift 2
+  source="$(cd "$source" && pwd)" || return
+  local build_dir=""
+  if [[ $# -gt 0 && "$1" != -* ]]; then
+    build_dir="$1"
+    shift
+    [[ "$build_dir" = /* ]] || build_dir="$source/$build_dir"
   fi
-  fluxjac_step "configure: cmake ${options[*]}"
-  cmake "${options[@]}" || return
-  fluxjac_step "build: $build_dir with $(nproc) jobs"
-  cmake --build "$build_dir" --parallel "$(nproc)" || return
+  local configure_args=(--preset "$preset") build_args=() build_targets=()
+  [[ -n "$build_dir" ]] && configure_args+=(-B "$build_dir")
+  while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --target ]]; then
+      build_targets+=(--target "${2:?--target needs a name}")
+      shift 2
+    else
+      configure_args+=("$1")
+      shift
+    fi
+  done
+  [[ -n "${FLUXJAC_CUDA:-}" ]] && configure_args+=("-DFLUXJAC_CUDA=$FLUXJAC_CUDA")
+  [[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ]] && configure_args+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
+  if [[ -n "$build_dir" ]]; then
+    build_args=("$build_dir")  # a build preset would build the preset's own folder
+  else
+    build_args=(--preset "$preset")
+    build_dir="$(fluxjac_build_dir "$preset" "$source")"
+  fi
+  fluxjac_step "configure: (cd $source && cmake ${configure_args[*]})"
+  (cd "$source" && cmake "${configure_args[@]}") || return
+  fluxjac_step "build: $build_dir with $(nproc) jobs${build_targets[*]:+, ${build_targets[*]}}"
+  (cd "$source" && cmake --build "${build_args[@]}" --parallel "$(nproc)" "${build_targets[@]}") || return
+}
+
+# Configures and builds preset PRESET of this checkout (see fluxjac_configure_source): into build/PRESET, or into
+# BUILD_DIR (relative to the repository root) when given, e.g. `fluxjac_configure_build release build`, the build of
+# scripts/test.sh and scripts/run.sh.
+fluxjac_configure_build() {
+  fluxjac_configure_source "$FLUXJAC_ROOT" "${1:?usage: fluxjac_configure_build PRESET [BUILD_DIR] [options...]}" \
+    "${@:2}"
+}
+
+# Points CMake and the loader at the partitioners that scripts/fetch-partitioners.sh unpacked into the checkout
+# (.device/metis/usr, .device/ptscotch/usr): exports METIS_ROOT and PTSCOTCH_ROOT (unless already set) and puts their
+# library folders first in LD_LIBRARY_PATH. PT-Scotch's 64-bit build (lib/x86_64-linux-gnu/scotch-int64) must come
+# before any other libptscotch: its libraries have the sonames of the 32-bit build. Does nothing where neither is.
+fluxjac_device_libraries() {
+  if [[ -z "${METIS_ROOT:-}" && -d "$FLUXJAC_ROOT/.device/metis/usr" ]]; then
+    METIS_ROOT="$FLUXJAC_ROOT/.device/metis/usr"
+  fi
+  if [[ -n "${METIS_ROOT:-}" ]]; then
+    export METIS_ROOT
+    export LD_LIBRARY_PATH="$METIS_ROOT/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  if [[ -z "${PTSCOTCH_ROOT:-}" && -d "$FLUXJAC_ROOT/.device/ptscotch/usr" ]]; then
+    PTSCOTCH_ROOT="$FLUXJAC_ROOT/.device/ptscotch/usr"
+  fi
+  if [[ -n "${PTSCOTCH_ROOT:-}" ]]; then
+    export PTSCOTCH_ROOT
+    export LD_LIBRARY_PATH="$PTSCOTCH_ROOT/lib/x86_64-linux-gnu/scotch-int64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+}
+
+# Makes the box mesh KIND (tet, prism, mixed) of N hexahedra per direction in node order ORDER (natural, random, rcm)
+# as DIR/KIND-N-ORDER.h5 with "$FLUXJAC" mesh gen, and prints that path. A file already there is kept, unless it is
+# older than $FLUXJAC (a rebuilt generator may make another mesh); mesh gen writes atomically, so a stopped run
+# leaves no half file. N=100 mixed is the paper size (1.03M nodes, 5.58M edges).
+fluxjac_standard_mesh() {
+  local usage="usage: fluxjac_standard_mesh KIND N ORDER DIR (with FLUXJAC set)"
+  local kind="${1:?$usage}" n="${2:?$usage}" order="${3:?$usage}" dir="${4:?$usage}"
+  local fluxjac="${FLUXJAC:?fluxjac_standard_mesh: FLUXJAC names no fluxjac binary}"
+  local file="$dir/$kind-$n-$order.h5"
+  if [[ ! -s "$file" || "$fluxjac" -nt "$file" ]]; then
+    mkdir -p "$dir"
+    fluxjac_step "mesh: $kind N=$n $order -> $file"
+    "$fluxjac" mesh gen --kind "$kind" --n "$n" --order "$order" -q -o "$file" >&2 || return
+  fi
+  printf '%s\n' "$file"
 }
 
 # True when an NVIDIA GPU is visible to this process. (Tests with [[ ]] rather than '| grep -q': under

@@ -3,9 +3,9 @@
 # Debian's packages here (METIS: libmetis5, libmetis-dev; PT-Scotch: libptscotch-7.0, libptscotch-dev,
 # libscotch-7.0, libscotch-dev; the node's own Open MPI, zlib, bzip2 and xz libraries serve them) and unpacks them
 # into FOLDER/metis and FOLDER/ptscotch (default FOLDER: .device, git-ignored) to copy to the node (the device call's
-# `carry`). scripts/device-libraries.sh (sourced by gpu-check.sh and gpu-mpi.sh) then points CMake and the loader at
-# them; by hand:
-#   cmake ... -DMETIS_ROOT=FOLDER/metis/usr -DPTSCOTCH_ROOT=FOLDER/ptscotch/usr
+# `carry`). fluxjac_device_libraries (scripts/common.sh, called by every scripts/gpu.sh subcommand that builds) then
+# points CMake and the loader at them; by hand:
+#   cmake --preset cuda-mpi -DMETIS_ROOT=FOLDER/metis/usr -DPTSCOTCH_ROOT=FOLDER/ptscotch/usr
 #   LD_LIBRARY_PATH=FOLDER/metis/usr/lib/x86_64-linux-gnu:FOLDER/ptscotch/usr/lib/x86_64-linux-gnu/scotch-int64
 # (fluxjac uses PT-Scotch's 64-bit SCOTCH_Num build, include/scotch-int64 and lib/x86_64-linux-gnu/scotch-int64.)
 #   bash scripts/fetch-partitioners.sh [FOLDER]

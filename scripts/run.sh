@@ -11,6 +11,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cd "$FLUXJAC_ROOT"
 fluxjac_install_packages
-fluxjac_configure_build build
+fluxjac_configure_build release build
 fluxjac_step "run: build/fluxjac run --config configs/default.toml $*"
 build/fluxjac run --config configs/default.toml "$@"

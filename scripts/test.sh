@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cd "$FLUXJAC_ROOT"
 fluxjac_install_packages
-fluxjac_configure_build build
+fluxjac_configure_build release build
 
 if [[ "$(build/fluxjac list)" == *'cuda*'* ]]; then
   fluxjac_step "NOTE: this build has no CUDA variants: GPU tests are SKIPPED (CPU tests still cover their lane mapping)"

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "cli/cli.hpp"
-#include "parallel/communicator.hpp"
+#include "ranks/communicator.hpp"
 
 int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk, on every rank:

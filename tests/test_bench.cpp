@@ -27,7 +27,7 @@
 #include "bench/sweep.hpp"
 #include "bench/work_model.hpp"
 #include "mesh/mesh_digest.hpp"
-#include "mesh/partition.hpp"
+#include "partition/partition.hpp"
 #include "registry/registry.hpp"
 #include "test_support.hpp"
 #include "util/atomic_output.hpp"
@@ -888,7 +888,15 @@ std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
   ranks.parallel.halo_ms = Stats::of({0.03, 0.02, 0.04});
   ranks.parallel.rank_assembly_ms = Spread::of({1.3, 1.2, 1.25});
   ranks.parallel.halo_transport = "MPI";
-  ranks.parallel.partition = {2, "file partition", 10201, 5100, 5101, 10201, 1.0004, 1.00001, {}};
+  PartitionStatistics& statistics = ranks.parallel.partition.statistics;
+  ranks.parallel.partition.source = "file partition";
+  statistics.parts = {PartStatistics{}, PartStatistics{}};
+  statistics.parts[0].ghosts = 5100;
+  statistics.parts[1].ghosts = 5101;
+  statistics.edge_cut = 10201;
+  statistics.total_ghosts = 10201;
+  statistics.edge_imbalance = 1.0004;
+  statistics.node_imbalance = 1.00001;
   ranks.parallel.scaling = "strong";
   ranks.parallel.efficiency = 0.96;
   ranks.parallel.efficiency_with_halo = 0.94;

@@ -1,7 +1,7 @@
 # ctest-label: cli
-"""The GPU machines' many-rank scripts, run on the CPU with mpirun so that a device call never finds them broken:
-scripts/gpu-largest.sh (the largest mesh the GPUs hold: weak scaling of a spec generated in parts; here with the
-CPU reference on a tiny box) and scripts/setup-scaling.sh (generation and partition per rank at fixed edges per
+"""The GPU machines' many-rank runs, run on the CPU with mpirun so that a device call never finds them broken:
+`scripts/gpu.sh largest` (the largest mesh the GPUs hold: weak scaling of a spec generated in parts; here with the
+CPU reference on a tiny box) and `scripts/gpu.sh scaling` (generation and partition per rank at fixed edges per
 rank). Each must exit 0, write its result files and summary, and record for every rank count the generation's steps
 with times and peak memory per rank. Skips (77) without mpirun or without an MPI build.
 
@@ -24,9 +24,9 @@ def check(condition, message):
         print("FAILED:", message)
 
 
-def run_script(script, env, out):
+def run_gpu_script(subcommand, env, out):
     environment = dict(os.environ, OUT=out, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **env)
-    result = subprocess.run(["bash", os.path.join(ROOT, "scripts", script)], env=environment, cwd=ROOT,
+    result = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu.sh"), subcommand], env=environment, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
     if result.returncode != 0:
         print(result.stdout[-4000:])
@@ -49,13 +49,13 @@ def main():
         if probe.returncode != 0 or "2 parts" not in probe.stdout:
             print(f"SKIPPED: this build does not generate in parts under mpirun ({probe.stdout.strip()[-300:]})")
             return 77
-        # gpu-largest.sh: the smoke run, then weak scaling 1 -> 2 ranks of a tiny spec, every count in parts.
+        # gpu.sh largest: the smoke run, then weak scaling 1 -> 2 ranks of a tiny spec, every count in parts.
         out = os.path.join(work, "largest")
-        result = run_script("gpu-largest.sh", {"RANKS": "2", "N1": "10", "VARIANTS": "reference", "REPS": "2",
-                                               "SKIP_BUILD": "1", "FLUXJAC": fluxjac, "STEPS": "weak",
-                                               "OMPI_MCA_rmaps_base_oversubscribe": "1"}, out)
-        check(result.returncode == 0, f"gpu-largest.sh exited {result.returncode}")
-        check("2 cases: 2 ran" in result.stdout, "gpu-largest.sh's smoke run did not run its two cases")
+        result = run_gpu_script("largest", {"RANKS": "2", "N1": "10", "VARIANTS": "reference", "REPS": "2",
+                                            "SKIP_BUILD": "1", "FLUXJAC": fluxjac, "STEPS": "weak",
+                                            "OMPI_MCA_rmaps_base_oversubscribe": "1"}, out)
+        check(result.returncode == 0, f"gpu.sh largest exited {result.returncode}")
+        check("2 cases: 2 ran" in result.stdout, "gpu.sh largest's smoke run did not run its two cases")
         if os.path.exists(os.path.join(out, "weak.json")):
             runs = json.load(open(os.path.join(out, "weak.json")))["runs"]
             check([r["ranks"] for r in runs] == [1, 2], f"weak.json's rank counts: {[r['ranks'] for r in runs]}")
@@ -67,20 +67,20 @@ def main():
                       f"{r['ranks']} rank(s): generation steps {names}")
                 check(all(s["peak_bytes"]["max"] > 0 for s in steps.get("steps", [])), "a step without peak memory")
         else:
-            check(False, "gpu-largest.sh wrote no weak.json")
+            check(False, "gpu.sh largest wrote no weak.json")
         summary = os.path.join(out, "summary.txt")
         check(os.path.exists(summary) and "weak scaling, mixed:10:rcm" in open(summary).read(),
-              "gpu-largest.sh's summary lacks the weak-scaling table")
+              "gpu.sh largest's summary lacks the weak-scaling table")
 
-        # setup-scaling.sh: generation per rank for 1 and 2 ranks, the partition of a file by 2.
+        # gpu.sh scaling: generation per rank for 1 and 2 ranks, the partition of a file by 2.
         out = os.path.join(work, "setup")
-        result = run_script("setup-scaling.sh", {"RANKS": "1 2", "GEN_N1": "10", "PART_N1": "10", "FLUXJAC": fluxjac,
-                                                 "OMPI_MCA_rmaps_base_oversubscribe": "1"}, out)
-        check(result.returncode == 0, f"setup-scaling.sh exited {result.returncode}")
+        result = run_gpu_script("scaling", {"RANKS": "1 2", "GEN_N1": "10", "PART_N1": "10", "FLUXJAC": fluxjac,
+                                            "OMPI_MCA_rmaps_base_oversubscribe": "1"}, out)
+        check(result.returncode == 0, f"gpu.sh scaling exited {result.returncode}")
         text = result.stdout
         check("1 rank(s)  mixed:10:rcm" in text and "2 rank(s)  mixed:13:rcm" in text,
-              "setup-scaling.sh's summary lacks a generation line per rank count")
-        check("2 ranks" in text.split("PT-Scotch partition")[-1], "setup-scaling.sh's summary lacks the partition line")
+              "gpu.sh scaling's summary lacks a generation line per rank count")
+        check("2 ranks" in text.split("PT-Scotch partition")[-1], "gpu.sh scaling's summary lacks the partition line")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failures:

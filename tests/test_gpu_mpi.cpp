@@ -13,7 +13,7 @@
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
-#include "mesh/partition.hpp"
+#include "partition/partition.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {

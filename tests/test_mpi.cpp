@@ -28,8 +28,8 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
-#include "mesh/partition.hpp"
-#include "parallel/owned_rows.hpp"
+#include "partition/partition.hpp"
+#include "part/owned_rows.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
@@ -87,9 +87,10 @@ TEST(WholeMeshLayout, OwnsEveryNodeUnderItsFileIdAndStoresNothingPerNode) {
   EXPECT_EQ(layout.owned_mask(), std::vector<std::uint8_t>(7, 1));
   EXPECT_EQ(layout.owned_runs(), (std::vector<std::pair<node_index, node_index>>{{0, 7}}));
   // One rank, nothing cut, no ghosts, balanced: what a single process has always reported.
-  const PartitionSummary summary = summarize_partition(Communicator::world(), layout);
-  EXPECT_EQ(std::make_tuple(summary.ranks, summary.edge_cut, summary.ghosts_min, summary.ghosts_max,
-                            summary.ghosts_total, summary.edge_imbalance, summary.node_imbalance),
+  const PartitionRecord record = record_partition(Communicator::world(), layout);
+  const PartitionStatistics& summary = record.statistics;
+  EXPECT_EQ(std::make_tuple(record.ranks(), summary.edge_cut, summary.ghosts_min(), summary.ghosts_max(),
+                            summary.total_ghosts, summary.edge_imbalance, summary.node_imbalance),
             std::make_tuple(1, std::int64_t{0}, std::int64_t{0}, std::int64_t{0}, std::int64_t{0}, 1.0, 1.0));
 }
 
@@ -112,7 +113,8 @@ TEST(WholeMeshLayout, OneProcessPreparesTheWholeMeshWithTheSummaryOfTheWholeMesh
   const std::string path = write_generated(dir, "mixed", 3, "random");
   std::vector<std::string> lines;
   const PreparedMesh prepared =
-      prepare_mesh("box", path, "", "", [&lines](const std::string& line) { lines.push_back(line); });
+      prepare_mesh("box", PartSource{path, "", std::nullopt, false}, "",
+                   [&lines](const std::string& line) { lines.push_back(line); });
   EXPECT_TRUE(prepared.layout.is_whole_mesh());
   EXPECT_EQ(prepared.comm, &Communicator::world());
   const EdgeMesh whole = read_edge_mesh(path);
@@ -122,7 +124,7 @@ TEST(WholeMeshLayout, OneProcessPreparesTheWholeMeshWithTheSummaryOfTheWholeMesh
   EXPECT_EQ(prepared.summary.n_offdiag_blocks, prepared.pattern.nnz());
   EXPECT_EQ(prepared.summary.ordering_bandwidth, ordering_bandwidth(whole));
   EXPECT_EQ(prepared.summary.mean_edge_span, mean_edge_span(whole));  // the same sum in the same order
-  EXPECT_EQ(prepared.partition.ranks, 1);
+  EXPECT_EQ(prepared.partition.ranks(), 1);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find(fmt::format("{} nodes, {} edges", whole.n_nodes, whole.n_edges())), std::string::npos)
       << lines[0];

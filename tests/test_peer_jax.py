@@ -5,7 +5,7 @@ check_peer_script).
 
     PYTHON tests/test_peer_jax.py BUILD/fluxjac
 
-ctest runs it with FLUXJAC_PEER_PYTHON (default /usr/bin/python3; scripts/gpu-check.sh passes the GPU machine's
+ctest runs it with FLUXJAC_PEER_PYTHON (default /usr/bin/python3; scripts/gpu.sh check passes the GPU machine's
 python3). Exits 77 (ctest: skipped), saying so, when that Python cannot import JAX (not a Debian package: it runs where
 JAX is installed, as on the GPU machines).
 """

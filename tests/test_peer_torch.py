@@ -5,7 +5,7 @@ check_peer_script).
 
     PYTHON tests/test_peer_torch.py BUILD/fluxjac
 
-ctest runs it with FLUXJAC_PEER_PYTHON (default /usr/bin/python3; scripts/gpu-check.sh passes the GPU machine's
+ctest runs it with FLUXJAC_PEER_PYTHON (default /usr/bin/python3; scripts/gpu.sh check passes the GPU machine's
 python3). Exits 77 (ctest: skipped), saying so, when that Python cannot import PyTorch with torch.func or
 functorch (Debian 12: python3-torch, in scripts/common.sh).
 """

@@ -115,7 +115,7 @@ def check_peer_script(fluxjac, script):
           f"{script}: the record's sizes, repetitions, and time relative to the baseline's hd")
     summary = [line for line in result.stdout.splitlines() if line.startswith("peer ")]
     check(len(summary) == 1 and "PASS" in summary[0] and " x hd " in summary[0],
-          f"{script}: one summary line for scripts/gpu-check.sh, with x hd and PASS: {summary}")
+          f"{script}: one summary line for scripts/gpu.sh check, with x hd and PASS: {summary}")
     verdict = run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--reference", "peer.h5")
     check("PASS" in verdict.stdout, f"{script}: fluxjac run --reference accepts the peer's file and validates on it")
 

@@ -499,7 +499,7 @@ def verdict(check):
 
 
 def print_table(record):
-    """The table, then one summary line that starts with `peer ` (scripts/gpu-check.sh collects it)."""
+    """The table, then one summary line that starts with `peer ` (scripts/gpu.sh check collects it)."""
     print(f"{record['peer']}: {record['method']}, {record['framework']}, on {record['device']}")
     print(f"mesh {record['mesh_file']}: {record['n_nodes']} nodes, {record['n_edges']} edges; "
           f"{record['warmup']} warm-up, {record['reps']} timed repetitions (ms)")

@@ -11,8 +11,8 @@
 
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_digest.hpp"
-#include "parallel/ghost_exchange.hpp"
-#include "parallel/owned_rows.hpp"
+#include "part/ghost_exchange.hpp"
+#include "part/owned_rows.hpp"
 #include "reference/reference.hpp"
 #include "util/error.hpp"
 
@@ -48,16 +48,12 @@ void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, Mes
 
 }  // namespace
 
-PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
-                          const std::string& order, const Note& note, const Communicator& comm) {
-  return prepare_part(name, file, state_file, order, read_local_part(comm, file, state_file, note), note, comm);
-}
-
-PreparedMesh prepare_part(const std::string& name, const std::string& file, const std::string& state_file,
-                          const std::string& order, LocalPart part, const Note& note, const Communicator& comm) {
+PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order,
+                          const Note& note, const Communicator& comm) {
+  LocalPart part = make_part(comm, source, note);
   PreparedMesh prepared;
   prepared.comm = &comm;
-  prepared.state_file = state_file.empty() ? file : state_file;
+  prepared.state_file = source.state_file.empty() ? source.mesh_file : source.state_file;
   prepared.mesh = std::move(part.mesh);
   prepared.state = std::move(part.state);
   prepared.layout = std::move(part.layout);
@@ -68,7 +64,7 @@ PreparedMesh prepare_part(const std::string& name, const std::string& file, cons
   const RankLayout& layout = prepared.layout;
   MeshSummary& summary = prepared.summary;
   summary.name = name;
-  summary.file = file;
+  summary.file = source.mesh_file;
   summary.order = order;
   if (summary.order.empty()) {
     // Files from `fluxjac mesh gen` and `mesh dual` record their ordering; others have none. Agreed: anything but
@@ -76,7 +72,7 @@ PreparedMesh prepare_part(const std::string& name, const std::string& file, cons
     comm.agree([&] {
       if (!comm.is_root()) return;
       try {
-        summary.order = read_edge_mesh_extras(file, layout.global_nodes).order;
+        summary.order = read_edge_mesh_extras(source.mesh_file, layout.global_nodes).order;
       } catch (const Error&) {
         summary.order.clear();
       }

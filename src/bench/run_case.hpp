@@ -14,8 +14,8 @@
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
-#include "parallel/communicator.hpp"
-#include "parallel/local_part.hpp"
+#include "ranks/communicator.hpp"
+#include "part/local_part.hpp"
 #include "registry/registry.hpp"
 #include "util/note.hpp"
 
@@ -32,20 +32,14 @@ struct PreparedMesh {
   JacobianPattern pattern;
   const Communicator* comm = nullptr;  ///< the ranks that share the mesh (one: a single process)
   RankLayout layout;
-  PartitionSummary partition;  ///< ranks == 1 on one rank
+  PartitionRecord partition;  ///< one part on one rank
 };
 
-/// \brief Reads and validates a mesh file and its state (from state_file, or the mesh file when empty): each rank
-/// its part (read_local_part), then builds the block-CSR pattern and gathers the whole mesh's summary and ordering
-/// over the ranks. `name` and `order` label the records.
-PreparedMesh prepare_mesh(const std::string& name, const std::string& file, const std::string& state_file,
-                          const std::string& order, const Note& note, const Communicator& comm = Communicator::world());
-
-/// \brief prepare_mesh on a part the rank already has (a generator spec generated in parts under mpirun:
-/// generate_box_mesh_part); file names the mesh in the records.
-PreparedMesh prepare_part(const std::string& name, const std::string& file, const std::string& state_file,
-                          const std::string& order, LocalPart part, const Note& note,
-                          const Communicator& comm = Communicator::world());
+/// \brief Each rank's part of a mesh from its source (make_part: a file and its state, or a generator spec), then the
+/// block-CSR pattern, and the whole mesh's summary and ordering gathered over the ranks. `name` and `order` label the
+/// records.
+PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order,
+                          const Note& note, const Communicator& comm = Communicator::world());
 
 /// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
 /// the owned rows are the reference (all rows on one process).

@@ -100,18 +100,19 @@ ordered_json parallel_json(const RunRecord& r) {
   const ParallelFigures& p = r.parallel;
   if (p.ranks <= 1 && p.scaling.empty() && p.partition.steps.empty()) return nullptr;
   const bool ok = r.status == CaseStatus::kOk;
-  const PartitionSummary& part = p.partition;
+  const PartitionRecord& part = p.partition;
+  const PartitionStatistics& statistics = part.statistics;
   return {{"halo_ms", ok && p.ranks > 1 ? stats_json(p.halo_ms) : ordered_json()},
           {"halo_transport", p.halo_transport},
           {"rank_assembly_ms", ok && p.ranks > 1 ? spread_json(p.rank_assembly_ms) : ordered_json()},
           {"ns_per_edge_per_gpu", ok ? ordered_json(r.ns_per_edge * p.ranks) : ordered_json()},
           {"partition", p.ranks > 1 || !part.steps.empty() ? ordered_json{{"source", part.source},
-                                                                          {"edge_cut", part.edge_cut},
-                                                                          {"ghosts_min", part.ghosts_min},
-                                                                          {"ghosts_max", part.ghosts_max},
-                                                                          {"ghosts_total", part.ghosts_total},
-                                                                          {"edge_imbalance", part.edge_imbalance},
-                                                                          {"node_imbalance", part.node_imbalance},
+                                                                          {"edge_cut", statistics.edge_cut},
+                                                                          {"ghosts_min", statistics.ghosts_min()},
+                                                                          {"ghosts_max", statistics.ghosts_max()},
+                                                                          {"ghosts_total", statistics.total_ghosts},
+                                                                          {"edge_imbalance", statistics.edge_imbalance},
+                                                                          {"node_imbalance", statistics.node_imbalance},
                                                                           {"steps", steps_json(part.steps)}}
                                                            : ordered_json()},
           {"scaling", p.scaling.empty() ? ordered_json() : ordered_json(p.scaling)},

@@ -13,7 +13,7 @@
 
 #include "bench/device_probe.hpp"
 #include "jacobian/compare.hpp"
-#include "parallel/local_part.hpp"
+#include "part/local_part.hpp"
 #include "registry/registry.hpp"
 
 namespace fluxjac {
@@ -59,7 +59,7 @@ struct ParallelFigures {
   Stats halo_ms;               ///< the slowest rank's ghost exchange, per repetition
   Spread rank_assembly_ms;     ///< each rank's median assembly time: min, mean and max over the ranks
   std::string halo_transport;  ///< "MPI", "NCCL" or "MPI via host"
-  PartitionSummary partition;
+  PartitionRecord partition;
   std::string scaling;                ///< "weak" or "strong" in a scaling sweep, else empty
   double efficiency = 0.0;            ///< parallel efficiency against the one-rank case of the scaling sweep (0: none)
   double efficiency_with_halo = 0.0;  ///< the same with each time the assembly plus the halo exchange before it

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "parallel/distributed_generator.hpp"
 #include "reference/reference.hpp"
 #include "util/error.hpp"
 #include "util/note.hpp"
@@ -262,14 +261,15 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
       if (Communicator::world().distributed() && source.spec && config.state.empty()) {
         // Under mpirun each rank of the case generates its own part of the box: no file, no rank holding the whole
         // mesh; a one-rank case too, so that every rank count's mesh is made (and its steps measured) one way.
-        GeneratedPart generated = generate_box_mesh_part(comm, *source.spec, false, observer.note);
-        mesh =
-            prepare_part(source.name, "", config.state, source.order, std::move(generated.part), observer.note, comm);
+        PartSource generated;
+        generated.spec = *source.spec;
+        mesh = prepare_mesh(source.name, generated, source.order, observer.note, comm);
       } else {
         comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
           if (comm.is_root()) ensure_mesh_file(source, observer.note);
         });
-        mesh = prepare_mesh(source.name, source.file, config.state, source.order, observer.note, comm);
+        mesh = prepare_mesh(source.name, PartSource{source.file, config.state, std::nullopt, false}, source.order,
+                            observer.note, comm);
       }
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
         return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull && runs(c);

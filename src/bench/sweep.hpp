@@ -18,7 +18,7 @@
 #include "bench/report.hpp"
 #include "bench/run_case.hpp"
 #include "jacobian/compare.hpp"
-#include "parallel/communicator.hpp"
+#include "ranks/communicator.hpp"
 #include "registry/registry.hpp"
 
 namespace fluxjac {

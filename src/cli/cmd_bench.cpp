@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/sweep_command.hpp"
-#include "parallel/communicator.hpp"
+#include "ranks/communicator.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
 

@@ -18,8 +18,8 @@
 #include "mesh/generator.hpp"
 #include "mesh/mesh_dual.hpp"
 #include "mesh/ordering.hpp"
-#include "parallel/distributed_generator.hpp"
-#include "parallel/part_writer.hpp"
+#include "part/local_part.hpp"
+#include "part/part_writer.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
 #include "util/note.hpp"
@@ -66,25 +66,29 @@ int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
   const Note note = options.quiet || !comm.is_root()
                         ? Note()
                         : Note([](const std::string& line) { std::fprintf(stderr, "[mesh gen] %s\n", line.c_str()); });
-  GeneratedPart generated = generate_box_mesh_part(comm, options.spec, true, note);
+  PartSource source;
+  source.spec = options.spec;
+  source.keep_geometry = true;
+  LocalPart part = make_part(comm, source, note);
   const auto write_start = std::chrono::steady_clock::now();
   EdgeMeshExtras extras;
-  extras.boundary_nodes = std::move(generated.on_boundary);
-  extras.cells = generated.cells;
+  extras.boundary_nodes = std::move(part.boundary_flags);
+  extras.cells = box_mesh_cells(options.spec);
   extras.order = to_string(options.spec.order);
-  write_partitioned_file(comm, generated.part, generated.original_ids, options.output, generated.part.layout.source,
-                         extras, [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
-  const SetupStep write = finish_step(comm, "write", write_start);
+  write_partitioned_file(comm, part, part.original_ids, options.output, part.layout.source, extras,
+                         [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
+  const SetupStep write = finish_step(comm, "write", StepKind::kWrite, write_start);
   say(note, "generate: " + step_line(write));
   const double seconds = comm.max(seconds_since(start));
-  const RankLayout& layout = generated.part.layout;
+  const RankLayout& layout = part.layout;
+  const CellCounts cells = box_mesh_cells(options.spec);
   if (comm.is_root())
     fmt::print(
         "{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {} within each of "
         "{} parts, edge cut {}, {:.1f} s, peak host memory per rank {} (max)\n",
         options.output, layout.global_nodes, layout.global_edges,
-        double(layout.global_edges) / double(layout.global_nodes), generated.cells.tetrahedra, generated.cells.prisms,
-        options.order, comm.size(), generated.part.partition.edge_cut, seconds, format_bytes(write.peak_bytes.max));
+        double(layout.global_edges) / double(layout.global_nodes), cells.tetrahedra, cells.prisms, options.order,
+        comm.size(), part.partition.statistics.edge_cut, seconds, format_bytes(write.peak_bytes.max));
   return 0;
 }
 

@@ -8,9 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "mesh/partition.hpp"
-#include "mesh/partition_io.hpp"
-#include "parallel/parallel_mesh_partition.hpp"
+#include "part/partition_file.hpp"
 #include "util/output_paths.hpp"
 
 namespace fluxjac {
@@ -34,7 +32,8 @@ void print_statistics(const PartitionRequest& request, const PartitionOutcome& o
       statistics.edge_cut, 100.0 * double(statistics.edge_cut) / double(outcome.n_edges), statistics.total_ghosts,
       100.0 * double(statistics.total_ghosts) / double(outcome.n_nodes), statistics.node_imbalance,
       statistics.edge_imbalance, statistics.empty_parts, outcome.has_state ? "renumbered with the nodes" : "none",
-      outcome.read_seconds, outcome.partition_seconds, outcome.renumber_seconds, outcome.write_seconds);
+      seconds_of(outcome.steps, StepKind::kRead), seconds_of(outcome.steps, StepKind::kPartition),
+      seconds_of(outcome.steps, StepKind::kRenumber), seconds_of(outcome.steps, StepKind::kWrite));
   if (outcome.previous_parts > 0)
     fmt::print("the input was partitioned into {} parts; /partition/original_node still gives the ids from before\n",
                outcome.previous_parts);
@@ -46,37 +45,15 @@ void print_statistics(const PartitionRequest& request, const PartitionOutcome& o
                  static_cast<long long>(outcome.n_nodes));
 }
 
-/// Under mpirun: every rank partitions and writes its part; rank 0 prints the steps and the same table.
-int parallel_partition_command(const Communicator& comm, const PartitionRequest& request) {
+/// One process or, under mpirun, every rank partitions and writes its part; rank 0 prints the steps and the table.
+int partition_command(const PartitionRequest& request) {
+  const Communicator& comm = Communicator::world();
   comm.agree([&] {
     check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
   });
   const Note note = [](const std::string& line) { fmt::print("{}\n", line); };
-  const ParallelPartitionOutcome parallel = partition_mesh_file_in_parallel(comm, request, note);
-  if (!comm.is_root()) return 0;
-  PartitionOutcome outcome;
-  outcome.n_nodes = parallel.n_nodes;
-  outcome.n_edges = parallel.n_edges;
-  outcome.has_state = true;
-  outcome.previous_parts = parallel.previous_parts;
-  outcome.method = parallel.method;
-  outcome.statistics = parallel.statistics;
-  for (const SetupStep& step : parallel.steps) {
-    if (step.name == "read slices") outcome.read_seconds = step.seconds.max;
-    if (step.name == "graph" || step.name == "partition") outcome.partition_seconds += step.seconds.max;
-    if (step.name == "redistribute") outcome.renumber_seconds = step.seconds.max;
-    if (step.name == "write") outcome.write_seconds = step.seconds.max;
-  }
-  print_statistics(request, outcome);
-  return 0;
-}
-
-int partition_command(const PartitionRequest& request) {
-  const Communicator& comm = Communicator::world();
-  if (comm.distributed()) return parallel_partition_command(comm, request);
-  check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
-  const PartitionOutcome outcome = partition_mesh_file(request);
-  print_statistics(request, outcome);
+  const PartitionOutcome outcome = partition_mesh_file(comm, request, note);
+  if (comm.is_root()) print_statistics(request, outcome);
   return 0;
 }
 

@@ -13,7 +13,7 @@
 
 #include "bench/mesh_source.hpp"
 #include "cli/config_file.hpp"
-#include "mesh/partition_digest.hpp"
+#include "partition/partition_digest.hpp"
 #include "util/error.hpp"
 #include "util/output_paths.hpp"
 

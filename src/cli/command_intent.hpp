@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "parallel/rank_agreement.hpp"
+#include "ranks/rank_agreement.hpp"
 
 namespace fluxjac {
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "parallel/communicator.hpp"
+#include "ranks/communicator.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/error_line.hpp"

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/sweep.hpp"
-#include "parallel/communicator.hpp"
+#include "ranks/communicator.hpp"
 
 namespace fluxjac {
 

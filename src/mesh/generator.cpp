@@ -342,6 +342,14 @@ int prism_layer_count(const BoxMeshSpec& spec) {
   return 0;
 }
 
+CellCounts box_mesh_cells(const BoxMeshSpec& spec) {
+  const std::int64_t layer_cells = static_cast<std::int64_t>(spec.n) * spec.n;
+  CellCounts cells;
+  cells.prisms = 2 * layer_cells * prism_layer_count(spec);
+  cells.tetrahedra = 6 * layer_cells * (spec.n - prism_layer_count(spec));
+  return cells;
+}
+
 std::vector<double> box_z_levels(const BoxMeshSpec& spec) {
   const int n = spec.n;
   std::vector<double> z(static_cast<std::size_t>(n) + 1);

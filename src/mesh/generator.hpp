@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
+#include "mesh/edge_mesh_extras.hpp"
 #include "mesh/element_mesh.hpp"
 #include "mesh/ordering.hpp"
 #include "mesh/progress.hpp"
@@ -78,6 +79,9 @@ void check_box_mesh_memory(const BoxMeshSpec& spec,
 
 /// \brief Number of prism cell layers at the bottom of the box: 0 (tet), n (prism), n / 2 (mixed).
 int prism_layer_count(const BoxMeshSpec& spec);
+
+/// \brief The cells of the whole box mesh of spec (two prisms or six tetrahedra per hexahedron of each layer).
+CellCounts box_mesh_cells(const BoxMeshSpec& spec);
 
 /// \brief Node planes z_0 = 0 < ... < z_n = 1: uniform, or for mixed clustered towards z = 0 with a
 /// continuous spacing so that the prism layers fill the lower quarter of the box.

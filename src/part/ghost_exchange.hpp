@@ -1,0 +1,57 @@
+// fluxjac — the halo exchange of a many-rank run: before every assembly, each rank receives the states of its ghost
+// nodes from their owners (docs/design.md, "Many GPUs"). Host states (the CPU reference) travel through MPI; GPU states
+// through NCCL, GPU buffer to GPU buffer (the GPU machines' Open MPI is not CUDA-aware), or, where ranks share a GPU
+// (NCCL refuses two ranks on one device), staged through host memory and MPI.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ranks/communicator.hpp"
+#include "part/local_part.hpp"
+#include "registry/registry.hpp"
+
+namespace fluxjac {
+
+/// \brief The GPU side of the exchange (parallel/device_exchange.cu; CUDA builds only).
+class DeviceGhostExchange {
+ public:
+  virtual ~DeviceGhostExchange() = default;
+  /// Exchanges the ghost rows of a device state in place and returns the milliseconds it took.
+  virtual double refresh(double* device_state) = 0;
+  /// "NCCL" or "MPI via host".
+  virtual std::string transport() const = 0;
+};
+
+/// \brief Creates the GPU exchange (collective: every rank of comm, at the same point): its buffers in an agreed step,
+/// then the choice of transport and NCCL's communicator. Error(kUsage) in a build without CUDA.
+std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator& comm, const HaloPlan& halo);
+
+/// \brief Makes this rank use GPU (node rank modulo the GPUs on its node), before anything else touches CUDA;
+/// returns "rank r: GPU g of n", or an empty string where there is no GPU (or no CUDA in this build).
+std::string select_gpu(const Communicator& comm);
+
+/// \brief What TimingOptions::refresh_ghosts calls on every rank: the exchange for the buffer at hand.
+class GhostExchange {
+ public:
+  GhostExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {}
+  /// \brief Makes everything the exchanges of state need (host buffers, or the GPU exchange) before the timed loop,
+  /// so that refresh allocates nothing there (collective: every rank, at the same point; agreed, so a rank that
+  /// cannot allocate fails every rank here, not inside an exchange its peers wait in).
+  void prepare(const StateBuffer& state);
+  /// \brief Exchanges the ghost rows of state in place (collective; prepare first) and returns the milliseconds it
+  /// took, from the start of this rank's exchange to the arrival of its last ghost state; 0 on one rank (no ghosts).
+  double refresh(const StateBuffer& state);
+  /// How the last refresh travelled: "MPI", "NCCL", "MPI via host"; empty before the first and on one rank.
+  const std::string& transport() const { return transport_; }
+
+ private:
+  const Communicator& comm_;
+  const HaloPlan& halo_;
+  std::unique_ptr<DeviceGhostExchange> device_;
+  GhostRowBuffers host_;
+  bool host_prepared_ = false;
+  std::string transport_;
+};
+
+}  // namespace fluxjac

@@ -1,0 +1,175 @@
+#include "partition/graph_partition.hpp"
+
+#include <fmt/format.h>
+
+#if FLUXJAC_WITH_PTSCOTCH
+#include <cstdio>
+#include <cstring>
+
+#include <mpi.h>
+// ptscotch.h includes scotch.h; both need stdio.h and mpi.h first.
+#include <ptscotch.h>
+#endif
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+/// The tag of the ranges sent to rank 0 and the parts sent back (METIS on rank 0).
+constexpr int kTagGraph = 102;
+/// PT-Scotch's random seed: fixed, so that one graph always gives the same parts.
+constexpr int kSeed = 1;
+/// The load imbalance the strategy allows: parts within 5% of the mean vertex weight.
+constexpr double kImbalance = 0.05;
+
+#if FLUXJAC_WITH_PTSCOTCH
+static_assert(sizeof(SCOTCH_Num) == sizeof(std::int64_t), "fluxjac uses the 64-bit SCOTCH_Num build of PT-Scotch");
+
+/// Fails with the call's name when a PT-Scotch call returns an error (PT-Scotch has printed its own line already).
+void check(int status, const char* call) {
+  if (status != 0)
+    fail(ExitCode::kRuntime, "partitioning with PT-Scotch: {} failed (status {}; PT-Scotch's own message precedes)",
+         call, status);
+}
+
+/// The library's owned structures, released in reverse order whatever happens.
+struct ScotchRun {
+  SCOTCH_Context context;
+  SCOTCH_Dgraph graph;
+  SCOTCH_Dgraph bound;  ///< the graph as seen through the context
+  SCOTCH_Strat strategy;
+  bool context_ready = false, graph_ready = false, bound_ready = false, strategy_ready = false;
+  ~ScotchRun() {
+    if (strategy_ready) SCOTCH_stratExit(&strategy);
+    if (bound_ready) SCOTCH_dgraphExit(&bound);
+    if (graph_ready) SCOTCH_dgraphExit(&graph);
+    if (context_ready) SCOTCH_contextExit(&context);
+  }
+};
+
+std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& graph, int parts) {
+  if (SCOTCH_numSizeof() != static_cast<int>(sizeof(SCOTCH_Num)))
+    fail(ExitCode::kRuntime,
+         "partitioning with PT-Scotch: the libscotch loaded at run time has {}-byte SCOTCH_Num, fluxjac was built "
+         "with {}-byte: put the folder of the 64-bit build (Debian: lib/x86_64-linux-gnu/scotch-int64) first in "
+         "LD_LIBRARY_PATH",
+         SCOTCH_numSizeof(), sizeof(SCOTCH_Num));
+  MPI_Comm mpi_comm;
+  std::memcpy(&mpi_comm, comm.native(), sizeof mpi_comm);
+  const auto vertices = static_cast<SCOTCH_Num>(graph.weights.size());
+  const auto arcs = static_cast<SCOTCH_Num>(graph.neighbors.size());
+
+  ScotchRun run;
+  check(SCOTCH_contextInit(&run.context), "SCOTCH_contextInit");
+  run.context_ready = true;
+  check(SCOTCH_contextOptionSetNum(&run.context, SCOTCH_OPTIONNUMDETERMINISTIC, 1),
+        "SCOTCH_contextOptionSetNum(DETERMINISTIC)");
+  check(SCOTCH_contextOptionSetNum(&run.context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1),
+        "SCOTCH_contextOptionSetNum(RANDOMFIXEDSEED)");
+  check(SCOTCH_contextRandomClone(&run.context), "SCOTCH_contextRandomClone");
+  SCOTCH_contextRandomSeed(&run.context, kSeed);
+
+  check(SCOTCH_dgraphInit(&run.graph, mpi_comm), "SCOTCH_dgraphInit");
+  run.graph_ready = true;
+  // Base 0; vendloctab = vertloctab + 1 (compact arrays); no vertex labels, no edge weights.
+  check(SCOTCH_dgraphBuild(&run.graph, 0, vertices, vertices, graph.offsets.data(), graph.offsets.data() + 1,
+                           graph.weights.data(), nullptr, arcs, arcs, graph.neighbors.data(), nullptr, nullptr),
+        "SCOTCH_dgraphBuild");
+  check(SCOTCH_contextBindDgraph(&run.context, &run.graph, &run.bound), "SCOTCH_contextBindDgraph");
+  run.bound_ready = true;
+
+  check(SCOTCH_stratInit(&run.strategy), "SCOTCH_stratInit");
+  run.strategy_ready = true;
+  check(SCOTCH_stratDgraphMapBuild(&run.strategy, SCOTCH_STRATDEFAULT, comm.size(), parts, kImbalance),
+        "SCOTCH_stratDgraphMapBuild");
+  std::vector<SCOTCH_Num> part(graph.weights.size());
+  check(SCOTCH_dgraphPart(&run.bound, parts, &run.strategy, part.data()), "SCOTCH_dgraphPart");
+
+  std::vector<std::int32_t> result(part.size());
+  for (std::size_t v = 0; v < part.size(); ++v) {
+    if (part[v] < 0 || part[v] >= parts)
+      fail(ExitCode::kRuntime, "partitioning with PT-Scotch: vertex {} went to part {}, outside [0, {})",
+           graph.first_vertex + static_cast<std::int64_t>(v), part[v], parts);
+    result[v] = static_cast<std::int32_t>(part[v]);
+  }
+  return result;
+}
+#endif
+
+/// METIS on rank 0 (a build without PT-Scotch): the ranges travel to rank 0 in rank order (the whole graph), the
+/// parts back.
+[[maybe_unused]] std::vector<std::int32_t> metis_on_root(const Communicator& comm, const GraphRange& graph, int parts) {
+  const auto vertices = static_cast<std::int64_t>(graph.weights.size());
+  if (!comm.is_root()) {
+    comm.send(graph.offsets, 0, kTagGraph);
+    comm.send(graph.neighbors, 0, kTagGraph);
+    comm.send(graph.weights, 0, kTagGraph);
+  }
+  std::vector<std::int32_t> whole;
+  std::vector<std::int64_t> counts;
+  comm.agree([&] {
+    if (!comm.is_root()) return;
+    GraphRange all = graph;
+    counts.push_back(vertices);
+    for (int r = 1; r < comm.size(); ++r) {
+      const auto offsets = comm.receive<std::int64_t>(r, kTagGraph);
+      const auto neighbors = comm.receive<std::int64_t>(r, kTagGraph);
+      const auto weights = comm.receive<std::int64_t>(r, kTagGraph);
+      const std::int64_t base = all.offsets.back();
+      for (std::size_t v = 1; v < offsets.size(); ++v) all.offsets.push_back(base + offsets[v]);
+      all.neighbors.insert(all.neighbors.end(), neighbors.begin(), neighbors.end());
+      all.weights.insert(all.weights.end(), weights.begin(), weights.end());
+      counts.push_back(static_cast<std::int64_t>(weights.size()));
+    }
+    whole = metis_partition(all, parts);
+  });
+  if (!comm.is_root()) return comm.receive<std::int32_t>(0, kTagGraph);
+  std::int64_t first = counts.front();
+  for (int r = 1; r < comm.size(); ++r) {
+    comm.send(std::vector<std::int32_t>(whole.begin() + first, whole.begin() + first + counts[r]), r, kTagGraph);
+    first += counts[r];
+  }
+  return std::vector<std::int32_t>(whole.begin(), whole.begin() + vertices);
+}
+
+}  // namespace
+
+bool ptscotch_available() {
+#if FLUXJAC_WITH_PTSCOTCH
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string ptscotch_method() {
+#if FLUXJAC_WITH_PTSCOTCH
+  int version = 0, release = 0, patch = 0;
+  SCOTCH_version(&version, &release, &patch);
+  return fmt::format(
+      "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy SCOTCH_STRATDEFAULT, imbalance {}) on the node graph read "
+      "by slices: vertex weight 1 + degree, unweighted edges, deterministic, seed {}",
+      version, release, patch, kImbalance, kSeed);
+#else
+  return "PT-Scotch (not in this build)";
+#endif
+}
+
+std::string graph_partition_method(const Communicator& comm, int parts) {
+  if (comm.size() == 1) return partition_method(parts);
+  return ptscotch_available() ? ptscotch_method() : "METIS on rank 0";
+}
+
+std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts) {
+  if (comm.size() == 1) return metis_partition(graph, parts);
+  std::vector<std::int32_t> part;
+#if FLUXJAC_WITH_PTSCOTCH
+  comm.agree([&] { part = dgraph_part(comm, graph, parts); });
+#else
+  part = metis_on_root(comm, graph, parts);
+#endif
+  return part;
+}
+
+}  // namespace fluxjac
