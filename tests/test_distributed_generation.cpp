@@ -20,9 +20,9 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
+#include "part/part_writer.hpp"
 #include "partition/partition_check.hpp"
 #include "partition/partition_io.hpp"
-#include "part/part_writer.hpp"
 #include "test_support.hpp"
 #include "util/memory.hpp"
 

@@ -28,8 +28,8 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
-#include "partition/partition.hpp"
 #include "part/owned_rows.hpp"
+#include "partition/partition.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
@@ -112,9 +112,8 @@ TEST(WholeMeshLayout, OneProcessPreparesTheWholeMeshWithTheSummaryOfTheWholeMesh
   const TempDir dir;
   const std::string path = write_generated(dir, "mixed", 3, "random");
   std::vector<std::string> lines;
-  const PreparedMesh prepared =
-      prepare_mesh("box", PartSource{path, "", std::nullopt, false}, "",
-                   [&lines](const std::string& line) { lines.push_back(line); });
+  const PreparedMesh prepared = prepare_mesh("box", PartSource{path, "", std::nullopt, false}, "",
+                                             [&lines](const std::string& line) { lines.push_back(line); });
   EXPECT_TRUE(prepared.layout.is_whole_mesh());
   EXPECT_EQ(prepared.comm, &Communicator::world());
   const EdgeMesh whole = read_edge_mesh(path);

@@ -24,8 +24,8 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
-#include "partition/partition_io.hpp"
 #include "partition/graph_partition.hpp"
+#include "partition/partition_io.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {

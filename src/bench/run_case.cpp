@@ -48,8 +48,8 @@ void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, Mes
 
 }  // namespace
 
-PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order,
-                          const Note& note, const Communicator& comm) {
+PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order, const Note& note,
+                          const Communicator& comm) {
   LocalPart part = make_part(comm, source, note);
   PreparedMesh prepared;
   prepared.comm = &comm;

@@ -14,8 +14,8 @@
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
-#include "ranks/communicator.hpp"
 #include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 #include "registry/registry.hpp"
 #include "util/note.hpp"
 
@@ -38,8 +38,8 @@ struct PreparedMesh {
 /// \brief Each rank's part of a mesh from its source (make_part: a file and its state, or a generator spec), then the
 /// block-CSR pattern, and the whole mesh's summary and ordering gathered over the ranks. `name` and `order` label the
 /// records.
-PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order,
-                          const Note& note, const Communicator& comm = Communicator::world());
+PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order, const Note& note,
+                          const Communicator& comm = Communicator::world());
 
 /// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
 /// the owned rows are the reference (all rows on one process).

@@ -80,7 +80,7 @@ std::string generated_parts_method(const BoxMeshSpec& spec, int parts) {
 
 LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry, const Note& note) {
   const Note root_note = comm.is_root() ? note : Note();
-  restart_peak_resident();  // each step's peak is that of the generation, not of earlier work in the process
+  restart_peak_resident();       // each step's peak is that of the generation, not of earlier work in the process
   std::vector<SetupStep> steps;  // into the part's partition summary once it exists
   std::vector<int> planes;
   comm.agree([&] {

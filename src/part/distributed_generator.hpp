@@ -21,8 +21,8 @@
 
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/generator.hpp"
-#include "ranks/communicator.hpp"
 #include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 #include "util/note.hpp"
 
 namespace fluxjac {

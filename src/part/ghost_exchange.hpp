@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "ranks/communicator.hpp"
 #include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 #include "registry/registry.hpp"
 
 namespace fluxjac {

@@ -8,14 +8,14 @@
 #include <fmt/format.h>
 
 #include "mesh/mesh_io.hpp"
+#include "part/distributed_generator.hpp"
+#include "part/held_ids.hpp"
+#include "part/part_pieces.hpp"
+#include "part/slice_partition.hpp"
+#include "partition/graph_partition.hpp"
 #include "partition/partition.hpp"
 #include "partition/partition_check.hpp"
 #include "partition/partition_io.hpp"
-#include "part/held_ids.hpp"
-#include "part/part_pieces.hpp"
-#include "partition/graph_partition.hpp"
-#include "part/distributed_generator.hpp"
-#include "part/slice_partition.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {

@@ -8,8 +8,8 @@
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
 #include "jacobian/jacobian_io.hpp"
-#include "ranks/communicator.hpp"
 #include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 #include "util/note.hpp"
 
 namespace fluxjac {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "mesh/edge_mesh_extras.hpp"
-#include "ranks/communicator.hpp"
 #include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 
 namespace fluxjac {
 

@@ -11,9 +11,9 @@
 #include "mesh/mesh_io.hpp"
 #include "part/local_part.hpp"
 #include "part/part_writer.hpp"
+#include "part/slice_partition.hpp"
 #include "partition/graph_partition.hpp"
 #include "partition/partition_io.hpp"
-#include "part/slice_partition.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 
@@ -83,7 +83,6 @@ LocalPart renumbered_part(const Communicator& comm, PartPieces& pieces, OwnedNod
   layout.figures = count_part(comm, part.mesh, layout);
   return part;
 }
-
 
 /// One process: the whole mesh in memory, METIS into request.parts parts.
 PartitionOutcome partition_whole_mesh(const Communicator& comm, const PartitionRequest& request) {

@@ -10,8 +10,8 @@
 
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
-#include "partition/partition_check.hpp"
 #include "partition/graph_partition.hpp"
+#include "partition/partition_check.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 #include "util/memory.hpp"
@@ -87,7 +87,7 @@ OwnedNodeData read_node_data(const std::string& mesh_file, std::int64_t n_nodes,
 }
 
 Slices read_even_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
-                   bool node_data) {
+                        bool node_data) {
   Slices slices;
   std::int64_t file_edges = 0;
   // No edge at all: the file's sizes, with the readers' checks on them.

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ranks/communicator.hpp"
 #include "part/part_pieces.hpp"
+#include "ranks/communicator.hpp"
 #include "ranks/setup_steps.hpp"
 #include "util/note.hpp"
 

@@ -31,8 +31,8 @@ std::string graph_partition_method(const Communicator& comm, int parts);
 /// strategy minimizes the number of cut edges while balancing the vertex weights within 5%. The partition is
 /// deterministic: PT-Scotch runs with a fixed seed and its deterministic option, so the same graph distributed the
 /// same way over the same number of ranks gives the same parts. Parts may be empty when the graph is much smaller
-/// than `parts`. Error(kUsage) in a build with neither partitioner; Error(kRuntime) when a partitioner fails, or when the
-/// PT-Scotch library loaded at run time has another SCOTCH_Num width than the headers fluxjac was built with.
+/// than `parts`. Error(kUsage) in a build with neither partitioner; Error(kRuntime) when a partitioner fails, or when
+/// the PT-Scotch library loaded at run time has another SCOTCH_Num width than the headers fluxjac was built with.
 std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts);
 
 }  // namespace fluxjac

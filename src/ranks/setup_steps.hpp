@@ -21,8 +21,8 @@ struct RankRange {
 /// renumber and write times).
 enum class StepKind { kRead, kPartition, kRenumber, kWrite, kGenerate };
 
-/// \brief One step: its name, its kind, each rank's time in it, and each rank's peak resident memory at its end (VmHWM: the
-/// high-water mark since the generation or partition began, which restarts it with restart_peak_resident, so later
+/// \brief One step: its name, its kind, each rank's time in it, and each rank's peak resident memory at its end (VmHWM:
+/// the high-water mark since the generation or partition began, which restarts it with restart_peak_resident, so later
 /// steps include earlier steps' peaks but not the process's earlier work).
 struct SetupStep {
   std::string name;
