@@ -1,5 +1,5 @@
 // ctest-label: cli
-// A partitioned file written by every rank from its own part (parallel/part_writer.hpp) and the box mesh generated
+// A partitioned file written by every rank from its own part (part/part_writer.hpp) and the box mesh generated
 // in parts (docs/design.md, "Many GPUs" and "Meshes"): the writer's file is the mesh it was given, read back whole,
 // by `fluxjac info` and by slices; the peak resident set is measured.
 #include <algorithm>
@@ -62,7 +62,7 @@ TEST(PeakResident, RestartsFromTheCurrentSetSoThatAStepsPeakIsItsOwn) {
   EXPECT_GT(peak_resident_bytes(), 0);
 }
 
-/// One process's part of a generated mesh, as read_local_part lays it out.
+/// One process's part of a generated mesh, as make_part lays it out.
 LocalPart whole_part(const GeneratedMesh& generated) {
   LocalPart part;
   part.mesh = generated.mesh;

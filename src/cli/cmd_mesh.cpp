@@ -73,7 +73,8 @@ int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
   const auto write_start = std::chrono::steady_clock::now();
   EdgeMeshExtras extras;
   extras.boundary_nodes = std::move(part.boundary_flags);
-  extras.cells = box_mesh_cells(options.spec);
+  const CellCounts cells = box_mesh_cells(options.spec);
+  extras.cells = cells;
   extras.order = to_string(options.spec.order);
   write_partitioned_file(comm, part, part.original_ids, options.output, part.layout.source, extras,
                          [&](const h5::File& file) { write_box_mesh_generator_record(file, options.spec); });
@@ -81,7 +82,6 @@ int generate_in_parts(const Communicator& comm, const MeshGenOptions& options) {
   say(note, "generate: " + step_line(write));
   const double seconds = comm.max(seconds_since(start));
   const RankLayout& layout = part.layout;
-  const CellCounts cells = box_mesh_cells(options.spec);
   if (comm.is_root())
     fmt::print(
         "{}: {} nodes, {} edges ({:.2f} edges per node), {} tetrahedra, {} prisms, order {} within each of "

@@ -1,5 +1,5 @@
 // fluxjac — what this rank's command line asks for, as the items the ranks of a many-GPU run compare before they
-// work (parallel/rank_agreement.hpp; docs/design.md, "Many GPUs", "Errors").
+// work (ranks/rank_agreement.hpp; docs/design.md, "Many GPUs", "Errors").
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ namespace fluxjac {
 /// command ("fluxjac run"); every option of the command and its subcommands, given or not, as parsed (a value set
 /// by the config file counts as given; an option left unset shows its default); with `with_files`, for each file
 /// named by --config, --mesh, --state and --reference, its full path, its size and modification time and, for a
-/// mesh, its partition (mesh/partition_digest.hpp); where --output, --csv and --json are written (their full
+/// mesh, its partition (partition/partition_digest.hpp); where --output, --csv and --json are written (their full
 /// paths: ranks in other working directories would write other files); and, when a mesh is a generator spec, the
 /// mesh cache folder (--cache, or the default from $XDG_CACHE_HOME or $HOME). Options differ with exit code 3,
 /// files with 2. A config file that cannot be applied makes the intent's failure.

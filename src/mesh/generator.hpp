@@ -67,7 +67,7 @@ void validate_box_mesh_spec(const BoxMeshSpec& spec);
 /// median dual for natural order, the renumbering otherwise), counted from the exact node, cell and edge
 /// counts, with 10% for the allocator's slack, plus the program itself. Measured peaks (maximum resident set,
 /// tet, prism and mixed meshes of n = 40 to 100) are 5% to 20% below it. Generated in `parts` slabs
-/// (generate_box_mesh_part), the peak of the rank with the most held planes: the same stages scaled by its share of
+/// (generate_part), the peak of the rank with the most held planes: the same stages scaled by its share of
 /// the node planes, its ghost planes included.
 double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts = 1);
 

@@ -13,7 +13,7 @@
 
 namespace fluxjac {
 
-/// \brief The GPU side of the exchange (parallel/device_exchange.cu; CUDA builds only).
+/// \brief The GPU side of the exchange (part/device_exchange.cu; CUDA builds only).
 class DeviceGhostExchange {
  public:
   virtual ~DeviceGhostExchange() = default;

@@ -1,6 +1,6 @@
-// fluxjac — what a rank of a many-rank run needs to build its part (parallel/local_part.hpp), in file numbering:
+// fluxjac — what a rank of a many-rank run needs to build its part (part/local_part.hpp), in file numbering:
 // read from the slices of a partitioned file, cut by rank 0 from the whole mesh (METIS), or redistributed rank to
-// rank after a parallel partition (parallel/slice_partition.hpp).
+// rank after a parallel partition (part/slice_partition.hpp).
 #pragma once
 
 #include <cstdint>

@@ -144,7 +144,7 @@ std::int64_t PartitionLayout::part_of(std::int64_t node) const {
 }
 
 void derive_ghost_layer(const EdgeMesh& mesh, PartitionLayout& layout) {
-  // The rules the readers check (mesh/partition_check.hpp), applied: halo edges from every edge, ghosts from the
+  // The rules the readers check (partition/partition_check.hpp), applied: halo edges from every edge, ghosts from the
   // edges each part then holds.
   const std::vector<std::vector<std::int64_t>> halo = halo_edges_by_part(layout.node_offsets, 0, mesh.edges);
   layout.ghost_offsets = {0};

@@ -90,7 +90,7 @@ PartitionedMesh renumber_by_part(const EdgeMesh& mesh, const NodePartition& part
 /// \brief Fills the ghost and halo-edge lists of layout from its node and edge offsets and the mesh (renumbered by
 /// part, its edges grouped by the part of L): the ghosts of part p are the nodes of other parts that share an edge
 /// with a node p owns, the halo edges of p the edges whose R node p owns and whose L node another part owns. Both
-/// ascending within a part; the rules are those of mesh/partition_check.hpp, which the readers check.
+/// ascending within a part; the rules are those of partition/partition_check.hpp, which the readers check.
 void derive_ghost_layer(const EdgeMesh& mesh, PartitionLayout& layout);
 
 /// \brief Moves per-node rows of `width` values to their new ids (new_id_of_old[old] = new).

@@ -1,7 +1,7 @@
 // fluxjac — the rules of a partitioned edge-mesh file (docs/formats.md, "Partitioned edge mesh"), written once.
 // `fluxjac info` and `fluxjac mesh partition` check a whole file part by part with them; each rank of a many-GPU
 // run checks its own part with the same functions, learning the halo edges the other parts expect of it from one
-// exchange (parallel/local_part.cpp); derive_ghost_layer builds the lists the partitioner writes from the same rules.
+// exchange (part/local_part.cpp); derive_ghost_layer builds the lists the partitioner writes from the same rules.
 // Every failure is Error(kInvalidInput) with one line naming the file, the dataset, the part and the first offending
 // index, in the file's own numbering (what one process reading the whole file would name).
 #pragma once
