@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "partition/partition.hpp"
 #include "partition/partition_digest.hpp"
 #include "partition/partition_io.hpp"
+#include "ranks/communicator.hpp"
 #include "ranks/rank_agreement.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
@@ -124,6 +126,46 @@ TEST(RankAgreement, OneRankThrowsOnlyItsOwnFailure) {
     EXPECT_EQ(std::string(error.what()), "cannot parse");
     EXPECT_EQ(error.code(), ExitCode::kUsage);
   }
+}
+
+TEST(RankGuard, AGuardThrowsEveryErrorAsAnAgreedErrorOfItsGuardWithItsCode) {
+  const Communicator& one = Communicator::world();
+  EXPECT_NO_THROW(one.agree([] {}));
+  try {
+    one.agree([] { fail(ExitCode::kInvalidInput, "m.h5: /mesh/areas[3] is negative"); }, Guard::kCase);
+    ADD_FAILURE() << "no error";
+  } catch (const AgreedError& error) {
+    EXPECT_EQ(std::string(error.what()), "m.h5: /mesh/areas[3] is negative");
+    EXPECT_EQ(error.code(), ExitCode::kInvalidInput);
+    EXPECT_TRUE(error.case_only());
+    EXPECT_EQ(error.origin(), one.rank());
+  }
+  // Anything else thrown is an Error as as_error makes it: an allocation that failed is a run-time error.
+  try {
+    one.agree([] { throw std::bad_alloc(); });
+    ADD_FAILURE() << "no error";
+  } catch (const AgreedError& error) {
+    EXPECT_EQ(error.code(), ExitCode::kRuntime);
+    EXPECT_FALSE(error.case_only()) << "met at the command's guard: it ends the command";
+  }
+}
+
+TEST(RankGuard, AFailureMetAtACaseGuardPassesAnOuterGuardUnchanged) {
+  const Communicator& one = Communicator::world();
+  try {
+    one.agree([&] { one.agree([] { fail(ExitCode::kRuntime, "out of memory"); }, Guard::kCase); });
+    ADD_FAILURE() << "no error";
+  } catch (const AgreedError& error) {
+    EXPECT_EQ(std::string(error.what()), "out of memory");
+    EXPECT_TRUE(error.case_only()) << "met once, where it happened";
+  }
+}
+
+TEST(RankGuard, CollectivesOfOneRankAreTheIdentityAndCarryNoFailure) {
+  const Communicator& one = Communicator::world();
+  EXPECT_NO_THROW(one.barrier());
+  EXPECT_EQ(one.sum(std::int64_t{7}), 7);
+  EXPECT_EQ(one.all_gather(std::string("a")), std::vector<std::string>{"a"});
 }
 
 // ---- what the ranks exchange --------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, Mes
   std::int64_t bandwidth = 0;
   double span_sum = 0.0;
   MeshDigest digest;
-  comm.agree([&] {  // the rank's own figures (owned_mask allocates): before the collectives
+  {  // the rank's own figures
     const std::vector<std::uint8_t> owned = layout.owned_mask();
     for (edge_index e = 0; e < prepared.mesh.n_edges(); ++e) {
       if (!owned[prepared.mesh.left(e)]) continue;
@@ -37,7 +37,7 @@ void gather_ordering(const Communicator& comm, const PreparedMesh& prepared, Mes
       digest.add_edge(prepared.mesh, e, layout.global_id(prepared.mesh.left(e)),
                       layout.global_id(prepared.mesh.right(e)));
     }
-  });
+  }
   summary.ordering_bandwidth = comm.max(bandwidth);
   summary.mean_edge_span = comm.sum(span_sum) / static_cast<double>(std::max<std::int64_t>(1, summary.n_edges));
   MeshDigest whole;
@@ -60,23 +60,21 @@ PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, con
   prepared.partition = std::move(part.partition);
 
   const auto start = std::chrono::steady_clock::now();
-  comm.agree([&] { prepared.pattern = JacobianPattern::build(prepared.mesh); });  // may run out of memory on one rank
+  prepared.pattern = JacobianPattern::build(prepared.mesh);  // may run out of memory on one rank
   const RankLayout& layout = prepared.layout;
   MeshSummary& summary = prepared.summary;
   summary.name = name;
   summary.file = source.mesh_file;
   summary.order = order;
   if (summary.order.empty()) {
-    // Files from `fluxjac mesh gen` and `mesh dual` record their ordering; others have none. Agreed: anything but
-    // the file's Error (no memory) must not leave rank 0 alone with the others in the broadcast.
-    comm.agree([&] {
-      if (!comm.is_root()) return;
+    // Files from `fluxjac mesh gen` and `mesh dual` record their ordering; others have none.
+    if (comm.is_root()) {
       try {
         summary.order = read_edge_mesh_extras(source.mesh_file, layout.global_nodes).order;
       } catch (const Error&) {
         summary.order.clear();
       }
-    });
+    }
     comm.broadcast(summary.order);
   }
   summary.n_nodes = layout.global_nodes;
@@ -96,8 +94,7 @@ PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, con
 ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, Orientation orientation,
                                  const Note& note) {
   // Before any values are read; every rank reads the same file (the ranks agreed on it): the same verdict everywhere.
-  Orientation held = Orientation::kA;
-  mesh.comm->agree([&] { held = read_jacobian_info(path).orientation; });
+  const Orientation held = read_jacobian_info(path).orientation;
   if (held != orientation)
     fail(ExitCode::kInvalidInput,
          "{}: holds the Jacobian in orientation {}, and this run assembles {}: validate against a reference of the "
@@ -118,20 +115,15 @@ ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orient
                         orientation == Orientation::kTransposed ? " (A^T)" : ""));
   const auto start = std::chrono::steady_clock::now();
   ReferenceJacobian reference{{}, "CPU multivariate dual"};
-  // A rank's part holds every edge of its owned rows, so they are exact (ghost rows are not used). A rank that runs
-  // out of memory here must not leave the others waiting in the first case.
-  mesh.comm->agree([&] { assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian, orientation); });
+  // A rank's part holds every edge of its owned rows, so they are exact (ghost rows are not used).
+  assemble_reference(mesh.mesh, mesh.state, mesh.pattern, reference.jacobian, orientation);
   say(note, fmt::format("reference: CPU multivariate dual ({:.2f} s)", seconds_since(start)));
   return reference;
 }
 
 std::unique_ptr<Variant> setup_variant(const std::string& name, const PreparedMesh& mesh) {
-  std::unique_ptr<Variant> variant;
-  // A rank whose GPU is out of memory must not leave the others waiting.
-  mesh.comm->agree([&] {
-    variant = Registry::instance().create(name);
-    variant->setup(mesh.mesh, mesh.state, mesh.pattern);
-  });
+  std::unique_ptr<Variant> variant = Registry::instance().create(name);
+  variant->setup(mesh.mesh, mesh.state, mesh.pattern);
   return variant;
 }
 
@@ -179,44 +171,23 @@ std::int64_t injected_loop_failure() {
   return repetition;
 }
 
-/// \brief Runs the timed loop so that a failure inside it on some ranks ends it on every rank (docs/design.md, "Many
-/// GPUs", "Errors"). The loop of each rank exchanges ghost states with its peers before every repetition; a rank
-/// whose variant fails between two exchanges (out of memory, a CUDA error) leaves the loop early, so it then takes part
-/// in the exchanges its peers still wait in, one per repetition left, with the states it holds. After the loop the
-/// ranks agree: every rank throws the failing rank's error (an AgreedError, exit code 4 for a run-time failure), and
-/// the case is recorded as failed on every rank. Only a failure inside an exchange itself leaves the peers waiting
-/// with no way to meet them: that error propagates as this rank's alone, and run_sweep ends the job.
-TimingSamples timed_loop(Variant& variant, GhostExchange& exchange, const Communicator& comm,
-                         const CaseRequest& request) {
+/// \brief Runs the timed loop, the ghosts refreshed before every repetition (TimingOptions::refresh_ghosts). A rank
+/// whose variant fails inside it (out of memory, a CUDA error) leaves it with its error; its peers learn it in their
+/// next ghost exchange, which carries failures like every collective (docs/design.md, "Many GPUs", "Errors"), and the
+/// case's guard records it as failed on every rank.
+TimingSamples timed_loop(Variant& variant, GhostExchange& exchange, const CaseRequest& request) {
   TimingOptions timing = request.timing;
   std::int64_t exchanges = 0;
-  bool in_exchange = false;
   timing.refresh_ghosts = [&](const StateBuffer& state) {
-    in_exchange = true;
     const double ms = exchange.refresh(state);
-    in_exchange = false;
     if (++exchanges == injected_loop_failure()) throw std::bad_alloc();
     return ms;
   };
-  TimingSamples samples;
-  std::exception_ptr failure;
-  try {
-    samples = variant.run(timing);
-  } catch (...) {
-    if (in_exchange) throw;
-    failure = std::current_exception();
-  }
-  // Every variant exchanges once before each repetition, warm-up included (TimingOptions::refresh_ghosts).
-  const std::int64_t total = std::int64_t{timing.warmup} + timing.reps;
-  if (failure)
-    for (; exchanges < total; ++exchanges) exchange.refresh(variant.state_buffer());
-  comm.agree([&] {
-    if (failure) std::rethrow_exception(failure);
-    // Statistics of fewer samples than asked would describe runs that did not happen.
-    if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
-      fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
-           samples.assembly_ms.size(), request.timing.reps);
-  });
+  TimingSamples samples = variant.run(timing);
+  // Statistics of fewer samples than asked would describe runs that did not happen.
+  if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
+    fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
+         samples.assembly_ms.size(), request.timing.reps);
   return samples;
 }
 
@@ -225,16 +196,15 @@ TimingSamples timed_loop(Variant& variant, GhostExchange& exchange, const Commun
 RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest& request,
                    const std::optional<DeviceCeilings>& device, Jacobian* result) {
   RunRecord record = case_record(mesh, request);
-  // The case's limits first, on every rank together (a run of no repetitions checks them): they can differ between
-  // ranks (the shared memory of a part's longest row), and a rank that stopped inside the timed loop would leave the
-  // others waiting in the halo exchange.
+  // The case's limits first (a run of no repetitions checks them): they can differ between ranks (the shared memory
+  // of a part's longest row).
   TimingOptions check = request.timing;
   check.warmup = check.reps = 0;
   check.progress = nullptr;
-  mesh.comm->agree([&] { variant.run(check); });
+  variant.run(check);
   GhostExchange exchange(*mesh.comm, mesh.layout.halo);
   exchange.prepare(variant.state_buffer());  // the timed loop allocates nothing for its exchanges
-  const TimingSamples samples = timed_loop(variant, exchange, *mesh.comm, request);
+  const TimingSamples samples = timed_loop(variant, exchange, request);
   gather_timings(*mesh.comm, samples, record);
   record.parallel.halo_transport = exchange.transport();
   record.parallel.partition = mesh.partition;
@@ -244,7 +214,7 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
   const bool validate = full && request.reference != nullptr;
   if (validate || (full && result)) {
     Jacobian assembled;
-    mesh.comm->agree([&] { variant.fetch(assembled); });  // a copy of the whole part's Jacobian: memory may run out
+    variant.fetch(assembled);  // a copy of the whole part's Jacobian: memory may run out
     if (validate) {
       record.validated = true;
       record.comparison = compare_owned_rows(*mesh.comm, mesh.layout, mesh.pattern, assembled,

@@ -222,16 +222,18 @@ void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_p
   }
 }
 
-SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
-                      const Communicator& comm) {
+namespace {
+
+/// The sweep's cases on comm's ranks, each case in a guard of its own (Communicator::agree): a failure inside a case
+/// is recorded on every rank and the sweep goes on; any other ends the sweep.
+SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
+                        const Communicator& comm) {
   SweepResult result;
   const auto runs = [](const SweepCase& c) { return c.skip_reason.empty(); };
   const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
     return runs(c) && variant_info(c.variant).backend == Backend::kCuda;
   });
-  comm.agree([&] {  // a rank whose GPU fails the probe must not leave the others in the first mesh's steps
-    if (any_gpu) result.device = probe_device();
-  });
+  if (any_gpu) result.device = probe_device();
   if (result.device)
     say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)", result.device->name,
                                    result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
@@ -265,9 +267,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         generated.spec = *source.spec;
         mesh = prepare_mesh(source.name, generated, source.order, observer.note, comm);
       } else {
-        comm.agree([&] {  // one rank generates a missing mesh; the others wait and read it
-          if (comm.is_root()) ensure_mesh_file(source, observer.note);
-        });
+        if (comm.is_root()) ensure_mesh_file(source, observer.note);  // one rank makes a missing mesh
+        comm.barrier();                                               // the others wait, then read it
         mesh = prepare_mesh(source.name, PartSource{source.file, config.state, std::nullopt, false}, source.order,
                             observer.note, comm);
       }
@@ -297,8 +298,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         setup_failure.reset();
         variant_name = sweep_case.variant;
         try {
-          variant = setup_variant(variant_name, *mesh);
-        } catch (const std::exception& error) {
+          comm.agree([&] { variant = setup_variant(variant_name, *mesh); }, Guard::kCase);
+        } catch (const AgreedError& error) {
+          if (!error.case_only()) throw;
           setup_failure = classify(error);
         }
       }
@@ -308,15 +310,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
         record = unrun_record(*mesh, request, *setup_failure);
       } else {
         try {
-          record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
-        } catch (const std::exception& error) {
+          comm.agree([&] { record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr); },
+                     Guard::kCase);
+        } catch (const AgreedError& error) {
+          if (!error.case_only()) throw;
           record = unrun_record(*mesh, request, classify(error));
-          // Every step of a case is agreed, the timed loop included (run_case): its error is every rank's, the case
-          // is recorded as failed and the sweep goes on. An error of this rank's alone (a ghost exchange that
-          // failed inside, MPI) leaves the others waiting for it in an exchange: end the job rather than hang.
-          if (comm.distributed() && record.status == CaseStatus::kFailed && !dynamic_cast<const AgreedError*>(&error))
-            mesh->comm->abort(fmt::format("{}: {}", case_label(plan, sweep_case), record.reason),
-                              static_cast<int>(ExitCode::kRuntime));
         }
       }
       if (keep && record.status == CaseStatus::kOk) observer.assembled(sweep_case, *mesh, assembled);
@@ -326,6 +324,15 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const Sw
     relate_to_hd(result.records);
     if (observer.records_changed) observer.records_changed(result.records, result.device);
   }
+  return result;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
+                      const Communicator& comm) {
+  SweepResult result;
+  comm.agree([&] { result = sweep_cases(plan, config, observer, comm); });  // the sweep's guard, on its ranks
   return result;
 }
 

@@ -74,7 +74,11 @@ int run_action(const CommandAction& action) {
   try {
     const Communicator& world = Communicator::world();
     if (world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs per node
-    return action ? action() : 0;
+    int code = 0;
+    // The command's guard: a rank that fails meets the others here or in their next collective, and every rank then
+    // reports the same error (ranks/communicator.hpp).
+    world.agree([&] { code = action ? action() : 0; });
+    return code;
   } catch (const std::exception& e) {
     const Error error = as_error(e);
     return report(error.what(), error.code());

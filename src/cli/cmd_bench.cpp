@@ -54,8 +54,7 @@ std::vector<int> rank_counts(const BenchOptions& options, const Communicator& wo
 
 int bench(const BenchOptions& options) {
   const Communicator& world = Communicator::world();
-  std::vector<int> counts;
-  world.agree([&] { counts = rank_counts(options, world); });
+  const std::vector<int> counts = rank_counts(options, world);
   // One plan per rank count (weak scaling grows the meshes with it), run on the job's first ranks; the others wait.
   SweepPlan all_plans;
   std::vector<RunRecord> records;
@@ -64,13 +63,10 @@ int bench(const BenchOptions& options) {
     SweepConfig config = options.sweep;
     if (options.scaling == "weak")
       for (std::string& mesh : config.meshes) mesh = scale_mesh_spec(mesh, count);
-    SweepPlan plan;
-    // The plan reads the file system (meshes, the cache), which ranks may see differently: agreed, so that no rank
-    // leaves alone between two collectives.
-    world.agree([&] {
-      plan = plan_sweep(config);
-      if (!options.dry_run) check_some_case_runs(plan);  // a dry run lists the skipped cases
-    });
+    // The plan reads the file system (meshes, the cache), which ranks may see differently: a rank that fails here
+    // meets the others in their next collective (ranks/communicator.hpp).
+    const SweepPlan plan = plan_sweep(config);
+    if (!options.dry_run) check_some_case_runs(plan);  // a dry run lists the skipped cases
     if (count == counts.front()) print_notes(plan);
     for (SweepCase sweep_case : plan.cases) {
       sweep_case.mesh += all_plans.meshes.size();
@@ -80,10 +76,9 @@ int bench(const BenchOptions& options) {
     if (options.dry_run) continue;
     if (world.is_root() && counts.size() > 1) fmt::print(stderr, "---- {} rank{} ----\n", count, count == 1 ? "" : "s");
     const Communicator ranks = world.split(world.rank() < count ? 0 : -1);
-    // The others wait; an error on any rank of the count (a failed report write, a mesh it cannot read) is then
-    // every rank's, and the job ends at once.
-    world.agree([&] {
-      if (ranks.size() == 0) return;
+    // The others wait in the next collective; an error on any rank of the count (a failed report write, a mesh it
+    // cannot read) is every rank's, and the job ends at once.
+    if (ranks.size() > 0) {
       SweepObserver observer = progress_observer(plan, options.quiet, options.reports, ranks);
       // Reports are rewritten with every record so far, across rank counts.
       if (observer.records_changed)
@@ -96,19 +91,18 @@ int bench(const BenchOptions& options) {
       SweepResult result = run_sweep(plan, config, observer, ranks);
       records.insert(records.end(), result.records.begin(), result.records.end());
       if (result.device) device = result.device;
-    });
+    }
   }
   if (options.dry_run) return print_plan(all_plans);
   // The first rank ran every count: it reports, and every rank exits with its code (or its error, when a write fails).
   std::int64_t code = 0;
-  world.agree([&] {
-    if (!world.is_root()) return;
+  if (world.is_root()) {
     if (options.scaling != "none") {
       set_scaling_efficiency(records, records.size() / counts.size(), options.scaling);
       write_report_files(options.reports, records, device);  // once more, with the efficiencies
     }
     code = report_sweep(all_plans, SweepResult{records, device}, options.sweep, options.reports);
-  });
+  }
   world.broadcast_bytes(&code, sizeof code);
   return static_cast<int>(code);
 }
@@ -169,9 +163,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
     action = [options, bench_app] {  // its --config file is applied already (cli/command_intent.hpp)
       std::vector<InputPath> inputs{{"--config", config_file_path(*bench_app)}};
       for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
-      Communicator::world().agree([&] {  // the file system as this rank sees it: agreed (see bench)
-        check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
-      });
+      check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
       return bench(*options);
     };
   });

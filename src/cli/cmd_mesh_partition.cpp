@@ -48,9 +48,7 @@ void print_statistics(const PartitionRequest& request, const PartitionOutcome& o
 /// One process or, under mpirun, every rank partitions and writes its part; rank 0 prints the steps and the table.
 int partition_command(const PartitionRequest& request) {
   const Communicator& comm = Communicator::world();
-  comm.agree([&] {
-    check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
-  });
+  check_output_paths({{"the input", request.input}, {"--state", request.state}}, {{"--output", request.output}});
   const Note note = [](const std::string& line) { fmt::print("{}\n", line); };
   const PartitionOutcome outcome = partition_mesh_file(comm, request, note);
   if (comm.is_root()) print_statistics(request, outcome);
@@ -76,6 +74,12 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   partition->add_option("--state", request->state,
                         "a separate state file to renumber into the output (default: the input's own state, if any)");
   partition->add_option("-o,--output", request->output, "output edge mesh (.h5), written atomically")->required();
+  partition
+      ->add_option_function<std::string>(
+          "--scotch-strategy", [request](const std::string& text) { request->strategy = parse_scotch_strategy(text); },
+          fmt::format("PT-Scotch's strategy under mpirun: {} (default: default; one process uses METIS)",
+                      scotch_strategy_names()))
+      ->option_text("NAME");
   partition->footer(
       "Example:\n"
       "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"

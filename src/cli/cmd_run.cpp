@@ -53,20 +53,16 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
   SweepConfig& sweep = options.sweep;
   if (!options.mesh.empty()) sweep.meshes = {options.mesh};
   sweep.named_cases_must_run = true;
-  SweepPlan plan;
-  std::map<std::string, std::string> outputs;
-  // The plan and the output checks read the file system, which ranks may see differently: agreed, so that no rank
-  // leaves alone while the others go on to the sweep's first collective.
-  Communicator::world().agree([&] {
-    plan = plan_sweep(sweep);
-    check_some_case_runs(plan);
-    outputs = output_files(plan, options.output);
-    if (outputs.size() > 1) {
-      std::vector<OutputPath> checked;
-      for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
-      check_output_paths(inputs, checked);
-    }
-  });
+  // The plan and the output checks read the file system, which ranks may see differently: a rank that fails here
+  // meets the others in the sweep's first collective (ranks/communicator.hpp).
+  const SweepPlan plan = plan_sweep(sweep);
+  check_some_case_runs(plan);
+  const std::map<std::string, std::string> outputs = output_files(plan, options.output);
+  if (outputs.size() > 1) {
+    std::vector<OutputPath> checked;
+    for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
+    check_output_paths(inputs, checked);
+  }
   print_notes(plan);
 
   SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
@@ -82,9 +78,8 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
       if (note) note(fmt::format("wrote {}", output));
     };
   const SweepResult result = run_sweep(plan, sweep, observer);
-  int code = 0;  // rank 0 prints and writes what goes to standard output; a failure there ends every rank
-  Communicator::world().agree([&] { code = report_sweep(plan, result, sweep, options.reports); });
-  return code;
+  // Rank 0 prints and writes what goes to standard output; a failure there is every rank's at the command's guard.
+  return report_sweep(plan, result, sweep, options.reports);
 }
 
 }  // namespace
@@ -132,11 +127,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                                           {"--mesh", options->mesh},
                                           {"--state", options->sweep.state},
                                           {"--reference", options->sweep.reference}};
-      Communicator::world().agree([&] {  // the file system as this rank sees it: agreed (see run)
-        check_output_paths(inputs, {{"--output", options->output},
-                                    {"--csv", options->reports.csv, true},
-                                    {"--json", options->reports.json, true}});
-      });
+      check_output_paths(inputs, {{"--output", options->output},
+                                  {"--csv", options->reports.csv, true},
+                                  {"--json", options->reports.json, true}});
       return run(*options, inputs);
     };
   });

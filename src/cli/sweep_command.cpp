@@ -152,9 +152,7 @@ SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportF
   SweepObserver observer;
   observer.records_changed = [reports, &comm](const std::vector<RunRecord>& records,
                                               const std::optional<DeviceCeilings>& device) {
-    comm.agree([&] {
-      if (comm.is_root()) write_reports(reports, records, device, false);
-    });
+    if (comm.is_root()) write_reports(reports, records, device, false);
   };
   if (!comm.is_root()) return observer;  // many ranks: the first shows the progress
   if (quiet) return observer;

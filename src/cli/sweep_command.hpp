@@ -35,8 +35,8 @@ void write_report_files(const ReportFiles& reports, const std::vector<RunRecord>
 /// \brief The progress on stderr: notes, one line per case with its outcome, and for long cases a line every
 /// few seconds with the repetitions done. With `quiet`, nothing. Also rewrites the report files (those that are
 /// files) after every case, so an interrupted sweep keeps what it measured. Many ranks (those of comm, which run
-/// the sweep): the first prints and writes, and every rank agrees on each write (Communicator::agree), so that a
-/// failed write ends the sweep on all of them at once.
+/// the sweep): the first prints and writes; a failed write ends the sweep on all of them at once (it meets the others
+/// in their next collective: ranks/communicator.hpp).
 SweepObserver progress_observer(const SweepPlan& plan, bool quiet, const ReportFiles& reports,
                                 const Communicator& comm = Communicator::world());
 

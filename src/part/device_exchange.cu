@@ -49,7 +49,7 @@ unsigned grid_for(std::int64_t count) {
 
 class DeviceExchange final : public DeviceGhostExchange {
  public:
-  /// The rank's own part (no collective; it may fail on one rank, so it runs in an agreed step): the device buffers,
+  /// The rank's own part (no collective; a failure on one rank reaches the others in connect): the device buffers,
   /// the stream and the device count.
   DeviceExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {
     send_nodes_.upload(halo.send_nodes.data(), halo.send_nodes.size());
@@ -60,8 +60,9 @@ class DeviceExchange final : public DeviceGhostExchange {
     FLUXJAC_CUDA_CHECK(cudaGetDeviceCount(&devices_));
   }
 
-  /// The ranks' part (collective: every rank, after every rank's constructor succeeded): the transport, decided alike
-  /// on every rank, and NCCL's communicator or the host staging buffers. Whatever fails on one rank is agreed.
+  /// The ranks' part (collective: every rank, after its constructor): the transport, decided alike on every rank, and
+  /// NCCL's communicator or the host staging buffers. A failure on one rank reaches the others in the next
+  /// collective (ranks/communicator.hpp).
   void connect() {
     // NCCL needs one GPU per rank: every rank of a node on a device of its own.
     bool nccl = false;
@@ -72,26 +73,18 @@ class DeviceExchange final : public DeviceGhostExchange {
 #if defined(FLUXJAC_WITH_NCCL)
     if (nccl) {
       ncclUniqueId id{};
-      comm_.agree([&] {
-        if (comm_.is_root()) FLUXJAC_NCCL_CHECK(ncclGetUniqueId(&id));
-      });
+      if (comm_.is_root()) FLUXJAC_NCCL_CHECK(ncclGetUniqueId(&id));
       comm_.broadcast_bytes(&id, sizeof id);
-      // ncclCommInitRank is NCCL's collective: its result is agreed after it, so that a rank it failed on does not
-      // leave the others in the first exchange.
       const ncclResult_t init = ncclCommInitRank(&nccl_, comm_.size(), id, comm_.rank());
       if (init != ncclSuccess) nccl_ = nullptr;
       use_nccl_ = nccl_ != nullptr;
-      comm_.agree([&] {
-        if (init != ncclSuccess)
-          fail(ExitCode::kRuntime, "ncclCommInitRank failed: {} (the GPU ghost exchange)", ncclGetErrorString(init));
-      });
+      if (init != ncclSuccess)
+        fail(ExitCode::kRuntime, "ncclCommInitRank failed: {} (the GPU ghost exchange)", ncclGetErrorString(init));
       return;
     }
 #endif
-    comm_.agree([&] {
-      host_send_.resize(send_rows_.size());
-      host_receive_.resize(receive_rows_.size());
-    });
+    host_send_.resize(send_rows_.size());
+    host_receive_.resize(receive_rows_.size());
   }
 
   ~DeviceExchange() override {
@@ -114,6 +107,7 @@ class DeviceExchange final : public DeviceGhostExchange {
     FLUXJAC_CUDA_CHECK_LAUNCH();
     if (use_nccl_) {
 #if defined(FLUXJAC_WITH_NCCL)
+      comm_.barrier();  // NCCL carries no failures: a rank that failed since the last exchange ends this one
       FLUXJAC_NCCL_CHECK(ncclGroupStart());
       for (std::size_t p = 0; p < halo_.peers.size(); ++p) {
         const std::int64_t send_first = halo_.send_offsets[p], send_end = halo_.send_offsets[p + 1];
@@ -164,7 +158,7 @@ class DeviceExchange final : public DeviceGhostExchange {
 
 std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator& comm, const HaloPlan& halo) {
   std::unique_ptr<DeviceExchange> exchange;
-  comm.agree([&] { exchange = std::make_unique<DeviceExchange>(comm, halo); });
+  exchange = std::make_unique<DeviceExchange>(comm, halo);
   exchange->connect();
   return exchange;
 }

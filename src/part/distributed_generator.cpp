@@ -83,11 +83,10 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   restart_peak_resident();       // each step's peak is that of the generation, not of earlier work in the process
   std::vector<SetupStep> steps;  // into the part's partition summary once it exists
   std::vector<int> planes;
-  comm.agree([&] {
-    validate_box_mesh_spec(spec);
-    planes = box_slab_planes(spec, comm.size());
-    check_box_mesh_memory(spec, available_memory(), comm.size());
-  });
+  validate_box_mesh_spec(spec);
+  planes = box_slab_planes(spec, comm.size());
+  check_box_mesh_memory(spec, available_memory(), comm.size());
+
   const int rank = comm.rank();
   const BoxSlab slab = box_slab(spec, planes[rank], planes[rank + 1]);
   const std::int64_t plane = slab.plane_nodes();
@@ -104,14 +103,13 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   std::vector<std::uint8_t> held_boundary;
   std::int64_t reduced = 0;
   ElementMesh elements;
-  comm.agree(
-      [&] { elements = build_box_slab_elements(spec, slab, slab_sync(comm, slab), {}, &held_boundary, &reduced); });
+  elements = build_box_slab_elements(spec, slab, slab_sync(comm, slab), {}, &held_boundary, &reduced);
   step_done("nodes and cells", start);
 
   // ---- median-dual metrics of the slab --------------------------------------------------------------------------
   start = std::chrono::steady_clock::now();
   EdgeMesh slab_mesh;
-  comm.agree([&] { slab_mesh = build_median_dual(elements); });
+  slab_mesh = build_median_dual(elements);
   elements = ElementMesh{};
   step_done("dual metrics", start);
 
@@ -122,7 +120,7 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   std::partial_sum(owned_counts.begin(), owned_counts.end(), node_offsets.begin() + 1);
   const std::int64_t first_owned = node_offsets[rank];
   std::vector<node_index> new_of_owned;
-  comm.agree([&] { new_of_owned = part_order(comm, spec, slab_mesh, owned_begin, owned_end); });
+  new_of_owned = part_order(comm, spec, slab_mesh, owned_begin, owned_end);
   // File ids of the held nodes: the owned ones here, the ghosts' from their owners (ask with natural ids).
   const std::int64_t first_natural = slab.first_node();
   const std::int64_t n_held = static_cast<std::int64_t>(held_boundary.size());

@@ -23,8 +23,8 @@ class DeviceGhostExchange {
   virtual std::string transport() const = 0;
 };
 
-/// \brief Creates the GPU exchange (collective: every rank of comm, at the same point): its buffers in an agreed step,
-/// then the choice of transport and NCCL's communicator. Error(kUsage) in a build without CUDA.
+/// \brief Creates the GPU exchange (collective: every rank of comm, at the same point): its buffers, then the choice
+/// of transport and NCCL's communicator. Error(kUsage) in a build without CUDA.
 std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator& comm, const HaloPlan& halo);
 
 /// \brief Makes this rank use GPU (node rank modulo the GPUs on its node), before anything else touches CUDA;
@@ -36,11 +36,11 @@ class GhostExchange {
  public:
   GhostExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {}
   /// \brief Makes everything the exchanges of state need (host buffers, or the GPU exchange) before the timed loop,
-  /// so that refresh allocates nothing there (collective: every rank, at the same point; agreed, so a rank that
-  /// cannot allocate fails every rank here, not inside an exchange its peers wait in).
+  /// so that refresh allocates nothing there (every rank, at the same point).
   void prepare(const StateBuffer& state);
-  /// \brief Exchanges the ghost rows of state in place (collective; prepare first) and returns the milliseconds it
-  /// took, from the start of this rank's exchange to the arrival of its last ghost state; 0 on one rank (no ghosts).
+  /// \brief Exchanges the ghost rows of state in place (collective, and like every collective it carries a failure of
+  /// any rank since the last one; prepare first) and returns the milliseconds it took, from the start of this rank's
+  /// exchange to the arrival of its last ghost state; 0 on one rank (no ghosts).
   double refresh(const StateBuffer& state);
   /// How the last refresh travelled: "MPI", "NCCL", "MPI via host"; empty before the first and on one rank.
   const std::string& transport() const { return transport_; }

@@ -90,8 +90,8 @@ HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& gl
   return plan;
 }
 
-/// Builds the local numbering, mesh and owned states from the pieces (no collective: a rank that fails here fails
-/// alone, and Communicator::agree tells the others). The ghosts and their owners stay in pieces for the halo plan.
+/// Builds the local numbering, mesh and owned states from the pieces (no collective: a rank that fails here meets
+/// the others in their next collective). The ghosts and their owners stay in pieces for the halo plan.
 LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::string source) {
   LocalPart part;
   RankLayout& layout = part.layout;
@@ -128,24 +128,22 @@ LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::st
 
 /// The pieces made into the rank's part (collective): local numbering, the check that the parts together hold
 /// every edge at both ends (check_edge_coverage: whichever path made them, a part that misses an edge of its nodes
-/// would assemble a wrong row), the halo plan and the ghost states. What may fail on one rank (a bad piece, an
-/// allocation) happens in agreed steps between the collectives, never inside one's reach.
+/// would assemble a wrong row), the halo plan and the ghost states. What fails on one rank (a bad piece, an
+/// allocation) reaches the others in their next collective.
 LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source, const std::string& mesh_file) {
   LocalPart part;
   std::vector<std::vector<std::int64_t>> asked;
-  comm.agree([&] {
-    part = build_local_part(comm, pieces, std::move(source));
-    asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
-  });
+  part = build_local_part(comm, pieces, std::move(source));
+  asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
+
   const PartStatistics& figures = part.layout.figures;
   // Every local edge has one owned end, or two when it is not cut: the same sum, so the same verdict, on every rank.
   check_edge_coverage(mesh_file, comm.sum(2 * figures.incident_edges() - figures.cut_edges), part.layout.global_edges);
   const std::vector<std::vector<std::int64_t>> asked_of_me = comm.all_to_all(asked);
   GhostRowBuffers buffers;
-  comm.agree([&] {
-    part.layout.halo = plan_halo(comm, part.layout.global_node, asked, asked_of_me);
-    buffers = GhostRowBuffers(part.layout.halo);
-  });
+  part.layout.halo = plan_halo(comm, part.layout.global_node, asked, asked_of_me);
+  buffers = GhostRowBuffers(part.layout.halo);
+
   exchange_ghost_states(comm, part.layout.halo, part.state.Q.data(), buffers);
   return part;
 }
@@ -213,24 +211,21 @@ SliceRead read_part_slices(const Communicator& comm, const std::string& mesh_fil
 /// Reads the rank's slices (collective): its own checks, then the halo edges every part must list, which only the
 /// parts storing them can tell: each rank sends every other the edges of its range that end at that rank's nodes
 /// (one all-to-all), and compares what it receives with its halo list, then its ghosts with the nodes its edges
-/// reach. Everything a rank does alone, reading and checking included, lies in the two agreed steps around the
-/// all-to-all, so each rank's verdict reaches every rank and every rank throws the first failure of the lowest
-/// failing rank from the same place; none leaves while the others wait in the exchange.
+/// reach. A rank that fails its reading or checking meets the others in the all-to-all or the next collective, and
+/// every rank throws the first failure of the lowest failing rank.
 PartPieces read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
   SliceRead read;
   std::vector<std::vector<std::int64_t>> owed;  // [rank]: the halo edges of this rank's range that rank must list
-  comm.agree([&] {
-    read = read_part_slices(comm, mesh_file, state_file);
-    owed = halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
-  });
+  read = read_part_slices(comm, mesh_file, state_file);
+  owed = halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
+
   const std::vector<std::vector<std::int64_t>> given = comm.all_to_all(owed);
-  comm.agree([&] {
-    const PartSlice& slice = read.slice;
-    std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
-    for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
-    check_piece_matches(mesh_file, partition_paths::kHaloEdges, slice.halo, halo, "halo edges");
-    check_piece_matches(mesh_file, partition_paths::kGhostNodes, slice.ghosts, read.pieces.ghosts, "ghost nodes");
-  });
+  const PartSlice& slice = read.slice;
+  std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
+  for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
+  check_piece_matches(mesh_file, partition_paths::kHaloEdges, slice.halo, halo, "halo edges");
+  check_piece_matches(mesh_file, partition_paths::kGhostNodes, slice.ghosts, read.pieces.ghosts, "ghost nodes");
+
   return std::move(read.pieces);
 }
 
@@ -262,9 +257,8 @@ LocalPart read_part(const Communicator& comm, const std::string& mesh_file, cons
   }
   const Note root_note = comm.is_root() ? note : Note();
   std::int64_t parts = 0;
-  comm.agree([&] {
-    if (comm.is_root()) parts = partition_parts(mesh_file);
-  });
+  if (comm.is_root()) parts = partition_parts(mesh_file);
+
   comm.broadcast_bytes(&parts, sizeof parts);
   PartPieces pieces;
   std::string source;

@@ -118,7 +118,7 @@ struct PartSource {
 ///   partition/graph_partition.hpp).
 /// - A spec: each rank generates its part of the box (part/distributed_generator.hpp), on one rank too.
 /// Then the ghost states are exchanged once, and the ranks check together that every edge lies in the parts of both
-/// its ends. Every rank throws the same Error when any rank fails (Communicator::agree): a file partitioned for
+/// its ends. Every rank throws the same Error when any rank fails (ranks/communicator.hpp): a file partitioned for
 /// another number of ranks, a build with no partitioner for an unpartitioned file, an invalid file or partition, a
 /// spec too large for the ranks' memory. `note` receives the progress lines (on rank 0 only).
 LocalPart make_part(const Communicator& comm, const PartSource& source, const Note& note);
@@ -134,8 +134,8 @@ LocalPart part_from_pieces(const Communicator& comm, PartPieces pieces, const st
 /// `receive` gets those of receive_nodes (host buffers of 5 doubles per row).
 void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive);
 
-/// \brief The host buffers of exchange_ghost_states for one plan. Allocate them before the exchanges, in an agreed
-/// step (Communicator::agree): an allocation that failed inside an exchange would leave the peers waiting in it.
+/// \brief The host buffers of exchange_ghost_states for one plan. Allocated before the exchanges, so that the timed
+/// loop allocates nothing.
 struct GhostRowBuffers {
   GhostRowBuffers() = default;
   explicit GhostRowBuffers(const HaloPlan& halo);

@@ -123,26 +123,25 @@ StoredRows read_owned_rows(const Communicator& comm, const std::string& path, co
     return stored;
   }
   JacobianRows rows;
-  comm.agree([&] {
-    std::vector<std::int64_t> wanted(static_cast<std::size_t>(layout.owned_count()));
-    for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = layout.global_id(layout.owned_node(k));
-    rows = read_jacobian_rows(path, wanted);
-  });
+  std::vector<std::int64_t> wanted(static_cast<std::size_t>(layout.owned_count()));
+  for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = layout.global_id(layout.owned_node(k));
+  rows = read_jacobian_rows(path, wanted);
+
   if (comm.is_root())
     say(note, fmt::format("reference: {}, each rank its own rows ({:.2f} s)", path, seconds_since(start)));
   stored.pattern_difference = lowest_rank_message(comm, stored_pattern_difference(layout, pattern, rows));
   if (!stored.pattern_difference.empty()) return stored;
-  comm.agree([&] {  // the whole part's Jacobian: memory may run out on one rank
-    stored.jacobian.resize(pattern);
-    for (std::int64_t k = 0; k < layout.owned_count(); ++k) {
-      const node_index local = layout.owned_node(k);
-      std::copy_n(rows.adiag.data() + static_cast<std::size_t>(k) * kBlockEntries, kBlockEntries,
-                  stored.jacobian.adiag.data() + static_cast<std::size_t>(local) * kBlockEntries);
-      std::copy_n(rows.aoff.data() + static_cast<std::size_t>(rows.local_ptr[k]) * kBlockEntries,
-                  (rows.local_ptr[k + 1] - rows.local_ptr[k]) * kBlockEntries,
-                  stored.jacobian.aoff.data() + static_cast<std::size_t>(pattern.row_ptr[local]) * kBlockEntries);
-    }
-  });
+  // the whole part's Jacobian: memory may run out on one rank
+  stored.jacobian.resize(pattern);
+  for (std::int64_t k = 0; k < layout.owned_count(); ++k) {
+    const node_index local = layout.owned_node(k);
+    std::copy_n(rows.adiag.data() + static_cast<std::size_t>(k) * kBlockEntries, kBlockEntries,
+                stored.jacobian.adiag.data() + static_cast<std::size_t>(local) * kBlockEntries);
+    std::copy_n(rows.aoff.data() + static_cast<std::size_t>(rows.local_ptr[k]) * kBlockEntries,
+                (rows.local_ptr[k + 1] - rows.local_ptr[k]) * kBlockEntries,
+                stored.jacobian.aoff.data() + static_cast<std::size_t>(pattern.row_ptr[local]) * kBlockEntries);
+  }
+
   return stored;
 }
 
@@ -152,7 +151,7 @@ void write_owned_rows(const Communicator& comm, const std::string& path, const R
     write_jacobian(path, pattern, jacobian, info);
   } else {
     JacobianRows rows;
-    comm.agree([&] { rows = owned_rows(layout, pattern, jacobian); });  // a copy of the part's rows: memory may run out
+    rows = owned_rows(layout, pattern, jacobian);  // a copy of the part's rows: memory may run out
     write_rows_in_turn(comm, path, layout.global_nodes, rows, info);
   }
 }

@@ -29,7 +29,7 @@ struct PartRows {
 };
 
 /// The stored edges (L owned), sorted by (L, R) in file ids, with the ghosts and the count of halo edges (local, no
-/// collective: a rank that fails here fails alone, and Communicator::agree tells the others).
+/// collective: a rank that fails here meets the others in their next collective).
 PartRows collect_rows(const Communicator& comm, const LocalPart& part, std::int64_t first_node,
                       const std::vector<std::int64_t>& original_ids, const EdgeMeshExtras& extras) {
   const RankLayout& layout = part.layout;
@@ -121,7 +121,7 @@ void write_partitioned_file(const Communicator& comm, const LocalPart& part,
   const std::vector<std::int64_t> node_offsets = offsets_of(comm, part.layout.owned_count());
   const std::int64_t n_nodes = node_offsets.back();
   PartRows rows;
-  comm.agree([&] { rows = collect_rows(comm, part, node_offsets[comm.rank()], original_ids, extras); });
+  rows = collect_rows(comm, part, node_offsets[comm.rank()], original_ids, extras);
   const std::int64_t n_stored = static_cast<std::int64_t>(rows.areas.size());
   const std::vector<std::int64_t> edge_offsets = offsets_of(comm, n_stored);
   const std::int64_t n_edges = edge_offsets.back();
@@ -139,13 +139,12 @@ void write_partitioned_file(const Communicator& comm, const LocalPart& part,
   for (const std::vector<std::int64_t>& list : from_rank)
     rows.halo_edges.insert(rows.halo_edges.end(), list.begin(), list.end());
   std::sort(rows.halo_edges.begin(), rows.halo_edges.end());
-  comm.agree([&] {
-    if (static_cast<std::int64_t>(rows.halo_edges.size()) != rows.halo_expected)
-      fail(ExitCode::kRuntime,
-           "rank {} holds {} edges that end at its nodes from another rank's, but the other ranks store {} such "
-           "edges: the parts do not hold their cut edges alike",
-           comm.rank(), rows.halo_expected, rows.halo_edges.size());
-  });
+  if (static_cast<std::int64_t>(rows.halo_edges.size()) != rows.halo_expected)
+    fail(ExitCode::kRuntime,
+         "rank {} holds {} edges that end at its nodes from another rank's, but the other ranks store {} such "
+         "edges: the parts do not hold their cut edges alike",
+         comm.rank(), rows.halo_expected, rows.halo_edges.size());
+
   const std::vector<std::int64_t> ghost_offsets = offsets_of(comm, static_cast<std::int64_t>(rows.ghosts.size()));
   const std::vector<std::int64_t> halo_offsets = offsets_of(comm, static_cast<std::int64_t>(rows.halo_edges.size()));
   const bool coords = comm.sum(std::int64_t{rows.coords.empty() && rows.n_owned > 0 ? 0 : 1}) == comm.size();

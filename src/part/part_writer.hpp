@@ -39,7 +39,7 @@ class File;
 /// Serial HDF5 has one writer at a time: rank 0 creates the file under a temporary name with every dataset at its
 /// full size, then the ranks write their rows in turn, then rank 0 renames it into place (AtomicOutput). A failure
 /// on any rank (an inconsistent part, an unwritable folder, a full disk, a file-size limit) leaves no file and makes
-/// every rank throw the same Error (Communicator::agree).
+/// every rank throw the same Error (collectives carry failures: ranks/communicator.hpp).
 void write_partitioned_file(const Communicator& comm, const LocalPart& part,
                             const std::vector<std::int64_t>& original_ids, const std::string& path,
                             const std::string& method, const EdgeMeshExtras& extras = {},

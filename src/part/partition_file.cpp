@@ -140,31 +140,30 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
   PartitionOutcome outcome;
   outcome.has_state = true;
   std::string state_file = request.state;
-  comm.agree([&] {
-    if (request.parts != comm.size())
+  if (request.parts != comm.size())
+    fail(ExitCode::kUsage,
+         "under mpirun, 'fluxjac mesh partition' makes one part per rank: --parts {} needs {} ranks (mpirun -np {}), "
+         "not {}",
+         request.parts, request.parts, request.parts, comm.size());
+  if (!ptscotch_available())
+    fail(ExitCode::kUsage,
+         "'fluxjac mesh partition' under mpirun needs PT-Scotch, and this build has none: install libptscotch-dev "
+         "and rebuild, or run it as one process (METIS)");
+  outcome.previous_parts = partition_parts(request.input);
+  if (state_file.empty()) {
+    const h5::File file = h5::File::open(request.input);
+    if (!h5::exists(file, edge_mesh_paths::kState))
       fail(ExitCode::kUsage,
-           "under mpirun, 'fluxjac mesh partition' makes one part per rank: --parts {} needs {} ranks (mpirun -np {}), "
-           "not {}",
-           request.parts, request.parts, request.parts, comm.size());
-    if (!ptscotch_available())
-      fail(ExitCode::kUsage,
-           "'fluxjac mesh partition' under mpirun needs PT-Scotch, and this build has none: install libptscotch-dev "
-           "and rebuild, or run it as one process (METIS)");
-    outcome.previous_parts = partition_parts(request.input);
-    if (state_file.empty()) {
-      const h5::File file = h5::File::open(request.input);
-      if (!h5::exists(file, edge_mesh_paths::kState))
-        fail(ExitCode::kUsage,
-             "{} has no state: under mpirun the partitioned file carries one (give it with --state, or partition as "
-             "one process)",
-             request.input);
-      state_file = request.input;
-    }
-  });
+           "{} has no state: under mpirun the partitioned file carries one (give it with --state, or partition as "
+           "one process)",
+           request.input);
+    state_file = request.input;
+  }
+
   const Note root_note = comm.is_root() ? note : Note();
-  SlicePartition sliced = partition_by_slices(comm, request.input, state_file, note, true);
+  SlicePartition sliced = partition_by_slices(comm, request.input, state_file, note, true, request.strategy);
   outcome.steps = std::move(sliced.steps);
-  outcome.method = graph_partition_method(comm, comm.size());
+  outcome.method = graph_partition_method(comm, comm.size(), request.strategy);
   outcome.n_nodes = sliced.pieces.global_nodes;
   outcome.n_edges = sliced.pieces.global_edges;
 
@@ -173,9 +172,8 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
   std::vector<std::int64_t> original = std::move(sliced.node_data.original);
   if (original.empty()) original = sliced.pieces.owned;  // the input's numbering is the original one
   EdgeMeshExtras extras;
-  comm.agree([&] {
-    extras = read_edge_mesh_extras(request.input, outcome.n_nodes, 0, 0);  // the attributes; flags by rows below
-  });
+  extras = read_edge_mesh_extras(request.input, outcome.n_nodes, 0, 0);  // the attributes; flags by rows below
+
   extras.boundary_nodes = std::move(sliced.node_data.boundary_nodes);
   const LocalPart part = renumbered_part(comm, sliced.pieces, sliced.node_data, ghost_ids);
   outcome.statistics = gather_statistics(comm, part.layout.figures);
@@ -188,6 +186,11 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
 }  // namespace
 
 PartitionOutcome partition_mesh_file(const Communicator& comm, const PartitionRequest& request, const Note& note) {
+  if (!comm.distributed() && request.strategy != ScotchStrategy::kDefault)
+    fail(ExitCode::kUsage,
+         "--scotch-strategy {} chooses PT-Scotch's strategy under mpirun; one process partitions with METIS: drop it, "
+         "or run under 'mpirun -np {}'",
+         to_string(request.strategy), request.parts);
   return comm.distributed() ? partition_in_parallel(comm, request, note) : partition_whole_mesh(comm, request);
 }
 

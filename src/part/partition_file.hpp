@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "partition/graph_partition.hpp"
 #include "partition/partition.hpp"
 #include "ranks/communicator.hpp"
 #include "ranks/setup_steps.hpp"
@@ -24,6 +25,8 @@ struct PartitionRequest {
   std::string state;   ///< a separate state file; empty: the input's own state, if it has one
   std::string output;  ///< checked by the caller (check_output_paths) before any work
   int parts = 1;
+  /// PT-Scotch's strategy under mpirun (one process partitions with METIS).
+  ScotchStrategy strategy = ScotchStrategy::kDefault;
 };
 
 /// What it did (the same on every rank).

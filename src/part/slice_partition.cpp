@@ -289,7 +289,8 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
 }  // namespace
 
 SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
-                                   const std::string& state_file, const Note& note, bool node_data) {
+                                   const std::string& state_file, const Note& note, bool node_data,
+                                   ScotchStrategy strategy) {
   SlicePartition result;
   const Note root_note = comm.is_root() ? note : Note();
   const auto step_done = [&](const char* name, StepKind kind, Clock::time_point start) {
@@ -300,17 +301,17 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
   restart_peak_resident();  // each step's peak is that of the partition, not of earlier work in the process
   auto start = Clock::now();
   Slices slices;
-  comm.agree([&] { slices = read_even_slices(comm, mesh_file, state_file, node_data); });
+  slices = read_even_slices(comm, mesh_file, state_file, node_data);
   step_done("read slices", StepKind::kRead, start);
 
   start = Clock::now();
   Graph graph;
-  comm.agree([&] { graph = build_graph(comm, mesh_file, slices); });
+  graph = build_graph(comm, mesh_file, slices);
   place_rows(comm, graph);
   step_done("graph", StepKind::kPartition, start);
 
   start = Clock::now();
-  const std::vector<std::int32_t> part = partition_graph(comm, graph.range, comm.size());
+  const std::vector<std::int32_t> part = partition_graph(comm, graph.range, comm.size(), strategy);
   graph.range = GraphRange();
   graph.range.first_vertex = slices.first_node;
   step_done("partition", StepKind::kPartition, start);

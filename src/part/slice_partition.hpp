@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "part/part_pieces.hpp"
+#include "partition/graph_partition.hpp"
 #include "ranks/communicator.hpp"
 #include "ranks/setup_steps.hpp"
 #include "util/note.hpp"
@@ -34,12 +35,13 @@ struct SlicePartition {
 };
 
 /// \brief Partitions the mesh of mesh_file (states from state_file) over comm.size() parts, one per rank, with every
-/// rank reading only its slices (collective). Each step is checked on every rank together (Communicator::agree): the
-/// slice readers' checks, duplicate edges (found at the rank of their lower node's range), a node count below the
-/// rank count; each step's time and peak memory go to note (rank 0's progress lines) and to the result. With
-/// node_data, the coordinates, volumes, boundary flags and earlier original ids the file has are read by slices too
-/// and travel with their nodes.
+/// rank reading only its slices (collective). A failure on any rank is every rank's (collectives carry failures:
+/// ranks/communicator.hpp): the slice readers' checks, duplicate edges (found at the rank of their lower node's range),
+/// a node count below the rank count; each step's time and peak memory go to note (rank 0's progress lines) and to the
+/// result. With node_data, the coordinates, volumes, boundary flags and earlier original ids the file has are read by
+/// slices too and travel with their nodes.
 SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
-                                   const std::string& state_file, const Note& note, bool node_data = false);
+                                   const std::string& state_file, const Note& note, bool node_data = false,
+                                   ScotchStrategy strategy = ScotchStrategy::kDefault);
 
 }  // namespace fluxjac

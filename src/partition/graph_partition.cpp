@@ -12,6 +12,7 @@
 #endif
 
 #include "util/error.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -22,6 +23,38 @@ constexpr int kTagGraph = 102;
 constexpr int kSeed = 1;
 /// The load imbalance the strategy allows: parts within 5% of the mean vertex weight.
 constexpr double kImbalance = 0.05;
+
+constexpr std::initializer_list<ScotchStrategy> kScotchStrategies = {ScotchStrategy::kDefault, ScotchStrategy::kQuality,
+                                                                     ScotchStrategy::kSpeed, ScotchStrategy::kBalance};
+
+#if FLUXJAC_WITH_PTSCOTCH
+/// The SCOTCH_STRAT* flag and its name in the partition's method.
+SCOTCH_Num strategy_flag(ScotchStrategy strategy) {
+  switch (strategy) {
+    case ScotchStrategy::kQuality:
+      return SCOTCH_STRATQUALITY;
+    case ScotchStrategy::kSpeed:
+      return SCOTCH_STRATSPEED;
+    case ScotchStrategy::kBalance:
+      return SCOTCH_STRATBALANCE;
+    default:
+      return SCOTCH_STRATDEFAULT;
+  }
+}
+#endif
+
+const char* strategy_flag_name(ScotchStrategy strategy) {
+  switch (strategy) {
+    case ScotchStrategy::kQuality:
+      return "SCOTCH_STRATQUALITY";
+    case ScotchStrategy::kSpeed:
+      return "SCOTCH_STRATSPEED";
+    case ScotchStrategy::kBalance:
+      return "SCOTCH_STRATBALANCE";
+    default:
+      return "SCOTCH_STRATDEFAULT";
+  }
+}
 
 #if FLUXJAC_WITH_PTSCOTCH
 static_assert(sizeof(SCOTCH_Num) == sizeof(std::int64_t), "fluxjac uses the 64-bit SCOTCH_Num build of PT-Scotch");
@@ -39,16 +72,19 @@ struct ScotchRun {
   SCOTCH_Dgraph graph;
   SCOTCH_Dgraph bound;  ///< the graph as seen through the context
   SCOTCH_Strat strategy;
+  /// PT-Scotch's own communicator (a duplicate): its collectives never meet fluxjac's (ranks/communicator.hpp).
+  MPI_Comm comm = MPI_COMM_NULL;
   bool context_ready = false, graph_ready = false, bound_ready = false, strategy_ready = false;
   ~ScotchRun() {
     if (strategy_ready) SCOTCH_stratExit(&strategy);
     if (bound_ready) SCOTCH_dgraphExit(&bound);
     if (graph_ready) SCOTCH_dgraphExit(&graph);
     if (context_ready) SCOTCH_contextExit(&context);
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 };
 
-std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& graph, int parts) {
+std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& graph, int parts, ScotchStrategy strategy) {
   if (SCOTCH_numSizeof() != static_cast<int>(sizeof(SCOTCH_Num)))
     fail(ExitCode::kRuntime,
          "partitioning with PT-Scotch: the libscotch loaded at run time has {}-byte SCOTCH_Num, fluxjac was built "
@@ -61,6 +97,8 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
   const auto arcs = static_cast<SCOTCH_Num>(graph.neighbors.size());
 
   ScotchRun run;
+  if (MPI_Comm_dup(mpi_comm, &run.comm) != MPI_SUCCESS)
+    fail(ExitCode::kRuntime, "partitioning with PT-Scotch: MPI_Comm_dup failed");
   check(SCOTCH_contextInit(&run.context), "SCOTCH_contextInit");
   run.context_ready = true;
   check(SCOTCH_contextOptionSetNum(&run.context, SCOTCH_OPTIONNUMDETERMINISTIC, 1),
@@ -70,7 +108,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
   check(SCOTCH_contextRandomClone(&run.context), "SCOTCH_contextRandomClone");
   SCOTCH_contextRandomSeed(&run.context, kSeed);
 
-  check(SCOTCH_dgraphInit(&run.graph, mpi_comm), "SCOTCH_dgraphInit");
+  check(SCOTCH_dgraphInit(&run.graph, run.comm), "SCOTCH_dgraphInit");
   run.graph_ready = true;
   // Base 0; vendloctab = vertloctab + 1 (compact arrays); no vertex labels, no edge weights.
   check(SCOTCH_dgraphBuild(&run.graph, 0, vertices, vertices, graph.offsets.data(), graph.offsets.data() + 1,
@@ -81,7 +119,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 
   check(SCOTCH_stratInit(&run.strategy), "SCOTCH_stratInit");
   run.strategy_ready = true;
-  check(SCOTCH_stratDgraphMapBuild(&run.strategy, SCOTCH_STRATDEFAULT, comm.size(), parts, kImbalance),
+  check(SCOTCH_stratDgraphMapBuild(&run.strategy, strategy_flag(strategy), comm.size(), parts, kImbalance),
         "SCOTCH_stratDgraphMapBuild");
   std::vector<SCOTCH_Num> part(graph.weights.size());
   check(SCOTCH_dgraphPart(&run.bound, parts, &run.strategy, part.data()), "SCOTCH_dgraphPart");
@@ -101,6 +139,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 /// parts back.
 [[maybe_unused]] std::vector<std::int32_t> metis_on_root(const Communicator& comm, const GraphRange& graph, int parts) {
   const auto vertices = static_cast<std::int64_t>(graph.weights.size());
+  comm.barrier();  // point to point follows: every rank has its range (ranks/communicator.hpp)
   if (!comm.is_root()) {
     comm.send(graph.offsets, 0, kTagGraph);
     comm.send(graph.neighbors, 0, kTagGraph);
@@ -108,8 +147,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
   }
   std::vector<std::int32_t> whole;
   std::vector<std::int64_t> counts;
-  comm.agree([&] {
-    if (!comm.is_root()) return;
+  if (comm.is_root()) {
     GraphRange all = graph;
     counts.push_back(vertices);
     for (int r = 1; r < comm.size(); ++r) {
@@ -123,7 +161,8 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
       counts.push_back(static_cast<std::int64_t>(weights.size()));
     }
     whole = metis_partition(all, parts);
-  });
+  }
+  comm.barrier();  // METIS failing on rank 0 is every rank's error, before the others wait for their parts
   if (!comm.is_root()) return comm.receive<std::int32_t>(0, kTagGraph);
   std::int64_t first = counts.front();
   for (int r = 1; r < comm.size(); ++r) {
@@ -135,6 +174,25 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 
 }  // namespace
 
+const char* to_string(ScotchStrategy strategy) {
+  switch (strategy) {
+    case ScotchStrategy::kQuality:
+      return "quality";
+    case ScotchStrategy::kSpeed:
+      return "speed";
+    case ScotchStrategy::kBalance:
+      return "balance";
+    default:
+      return "default";
+  }
+}
+
+ScotchStrategy parse_scotch_strategy(const std::string& text) {
+  return parse_named(text, kScotchStrategies, "PT-Scotch strategy");
+}
+
+std::string scotch_strategy_names() { return name_list(kScotchStrategies); }
+
 bool ptscotch_available() {
 #if FLUXJAC_WITH_PTSCOTCH
   return true;
@@ -143,30 +201,34 @@ bool ptscotch_available() {
 #endif
 }
 
-std::string ptscotch_method() {
+std::string ptscotch_method(ScotchStrategy strategy) {
 #if FLUXJAC_WITH_PTSCOTCH
   int version = 0, release = 0, patch = 0;
   SCOTCH_version(&version, &release, &patch);
   return fmt::format(
-      "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy SCOTCH_STRATDEFAULT, imbalance {}) on the node graph read "
-      "by slices: vertex weight 1 + degree, unweighted edges, deterministic, seed {}",
-      version, release, patch, kImbalance, kSeed);
+      "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy {}, imbalance {}) on the node graph read by slices: vertex "
+      "weight 1 + degree, unweighted edges, deterministic, seed {}",
+      version, release, patch, strategy_flag_name(strategy), kImbalance, kSeed);
 #else
+  static_cast<void>(strategy);
   return "PT-Scotch (not in this build)";
 #endif
 }
 
-std::string graph_partition_method(const Communicator& comm, int parts) {
+std::string graph_partition_method(const Communicator& comm, int parts, ScotchStrategy strategy) {
   if (comm.size() == 1) return partition_method(parts);
-  return ptscotch_available() ? ptscotch_method() : "METIS on rank 0";
+  return ptscotch_available() ? ptscotch_method(strategy) : "METIS on rank 0";
 }
 
-std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts) {
+std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts,
+                                          ScotchStrategy strategy) {
   if (comm.size() == 1) return metis_partition(graph, parts);
   std::vector<std::int32_t> part;
 #if FLUXJAC_WITH_PTSCOTCH
-  comm.agree([&] { part = dgraph_part(comm, graph, parts); });
+  comm.barrier();  // PT-Scotch's own collectives carry no failures: every rank enters it with its range
+  part = dgraph_part(comm, graph, parts, strategy);
 #else
+  static_cast<void>(strategy);
   part = metis_on_root(comm, graph, parts);
 #endif
   return part;

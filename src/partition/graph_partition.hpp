@@ -14,16 +14,27 @@
 
 namespace fluxjac {
 
+/// \brief PT-Scotch's partitioning strategy (SCOTCH_stratDgraphMapBuild's flag): the library's default, or its
+/// quality, speed or balance presets (SCOTCH_STRATQUALITY, SCOTCH_STRATSPEED, SCOTCH_STRATBALANCE).
+enum class ScotchStrategy { kDefault, kQuality, kSpeed, kBalance };
+/// "default", "quality", "speed", "balance".
+const char* to_string(ScotchStrategy strategy);
+/// Error(kUsage) naming the strategies for any other text.
+ScotchStrategy parse_scotch_strategy(const std::string& text);
+/// "default, quality, speed or balance".
+std::string scotch_strategy_names();
+
 /// \brief True when this build can call PT-Scotch (CMake found its 64-bit build and MPI: FLUXJAC_PTSCOTCH).
 bool ptscotch_available();
 
 /// \brief How PT-Scotch splits a graph, in words recorded as the partition's source and in a partitioned
 /// file's /partition attribute `method`: the PT-Scotch version, the strategy, the weights and the seed.
-std::string ptscotch_method();
+std::string ptscotch_method(ScotchStrategy strategy = ScotchStrategy::kDefault);
 
 /// \brief How partition_graph splits a graph on comm's ranks, in words recorded as the partition's source and in a
 /// partitioned file's /partition attribute `method`.
-std::string graph_partition_method(const Communicator& comm, int parts);
+std::string graph_partition_method(const Communicator& comm, int parts,
+                                   ScotchStrategy strategy = ScotchStrategy::kDefault);
 
 /// \brief The part (in [0, parts)) of every vertex of this rank's range (collective; every rank throws the same
 /// Error when any rank fails): METIS on one rank or, where PT-Scotch is missing, on rank 0 over the gathered graph
@@ -33,6 +44,7 @@ std::string graph_partition_method(const Communicator& comm, int parts);
 /// same way over the same number of ranks gives the same parts. Parts may be empty when the graph is much smaller
 /// than `parts`. Error(kUsage) in a build with neither partitioner; Error(kRuntime) when a partitioner fails, or when
 /// the PT-Scotch library loaded at run time has another SCOTCH_Num width than the headers fluxjac was built with.
-std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts);
+std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts,
+                                          ScotchStrategy strategy = ScotchStrategy::kDefault);
 
 }  // namespace fluxjac

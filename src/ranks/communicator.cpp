@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "util/error.hpp"
@@ -93,6 +94,7 @@ Communicator Communicator::split(int color) const {
     if (color < 0) c.size_ = 0;
     return c;
   }
+  meet(nullptr);
   MPI_Comm comm;
   check(MPI_Comm_split(handle_of(&handle_), color < 0 ? MPI_UNDEFINED : color, rank_, &comm), "MPI_Comm_split");
   if (comm == MPI_COMM_NULL) {
@@ -118,10 +120,7 @@ void Communicator::read_ranks() {
 // handle_ == 0: MPI is not running (fluxjac started without a launcher), so this is the one process and every
 // collective below is the identity.
 
-void Communicator::barrier() const {
-  if (handle_ == 0) return;
-  check(MPI_Barrier(handle_of(&handle_)), "MPI_Barrier");
-}
+void Communicator::barrier() const { meet(nullptr); }
 
 namespace {
 template <class T>
@@ -134,27 +133,33 @@ T reduce(const void* handle, T value, MPI_Datatype type, MPI_Op op) {
 
 double Communicator::max(double value) const {
   if (handle_ == 0) return value;
+  meet(nullptr);
   return reduce(&handle_, value, MPI_DOUBLE, MPI_MAX);
 }
 double Communicator::min(double value) const {
   if (handle_ == 0) return value;
+  meet(nullptr);
   return reduce(&handle_, value, MPI_DOUBLE, MPI_MIN);
 }
 double Communicator::sum(double value) const {
   if (handle_ == 0) return value;
+  meet(nullptr);
   return reduce(&handle_, value, MPI_DOUBLE, MPI_SUM);
 }
 std::int64_t Communicator::max(std::int64_t value) const {
   if (handle_ == 0) return value;
+  meet(nullptr);
   return reduce(&handle_, value, MPI_INT64_T, MPI_MAX);
 }
 std::int64_t Communicator::sum(std::int64_t value) const {
   if (handle_ == 0) return value;
+  meet(nullptr);
   return reduce(&handle_, value, MPI_INT64_T, MPI_SUM);
 }
 
 std::vector<double> Communicator::max(const std::vector<double>& values) const {
   if (handle_ == 0) return values;
+  meet(nullptr);
   std::vector<double> result(values.size());
   check(MPI_Allreduce(values.data(), result.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
                       handle_of(&handle_)),
@@ -164,6 +169,7 @@ std::vector<double> Communicator::max(const std::vector<double>& values) const {
 
 std::int64_t Communicator::exclusive_sum(std::int64_t value) const {
   if (handle_ == 0) return 0;
+  meet(nullptr);
   std::int64_t result = 0;
   check(MPI_Exscan(&value, &result, 1, MPI_INT64_T, MPI_SUM, handle_of(&handle_)), "MPI_Exscan");
   return rank_ == 0 ? 0 : result;  // MPI leaves rank 0's result undefined
@@ -171,6 +177,7 @@ std::int64_t Communicator::exclusive_sum(std::int64_t value) const {
 
 std::vector<std::int64_t> Communicator::all_gather(std::int64_t value) const {
   if (handle_ == 0) return std::vector<std::int64_t>{value};
+  meet(nullptr);
   std::vector<std::int64_t> values(static_cast<std::size_t>(size_));
   check(MPI_Allgather(&value, 1, MPI_INT64_T, values.data(), 1, MPI_INT64_T, handle_of(&handle_)), "MPI_Allgather");
   return values;
@@ -178,6 +185,7 @@ std::vector<std::int64_t> Communicator::all_gather(std::int64_t value) const {
 
 std::vector<double> Communicator::all_gather(double value) const {
   if (handle_ == 0) return std::vector<double>{value};
+  meet(nullptr);
   std::vector<double> values(static_cast<std::size_t>(size_));
   check(MPI_Allgather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, handle_of(&handle_)), "MPI_Allgather");
   return values;
@@ -203,21 +211,33 @@ std::vector<std::string> Communicator::all_gather(const std::string& text) const
   return texts;
 }
 
+namespace {
+/// MPI_Bcast in pieces, without the failure round (Communicator::meet uses it inside its own).
+void broadcast_raw(const void* handle, void* data, std::size_t bytes, int root) {
+  for (std::size_t done = 0; done < bytes; done += kMaxMessageBytes) {
+    const std::size_t piece = std::min(kMaxMessageBytes, bytes - done);
+    check(MPI_Bcast(static_cast<char*>(data) + done, static_cast<int>(piece), MPI_BYTE, root, handle_of(handle)),
+          "MPI_Bcast");
+  }
+}
+void broadcast_raw(const void* handle, std::string& text, int root) {
+  std::uint64_t length = text.size();
+  broadcast_raw(handle, &length, sizeof length, root);
+  text.resize(length);
+  broadcast_raw(handle, text.data(), length, root);
+}
+}  // namespace
+
 void Communicator::broadcast(std::string& text, int root) const {
   if (handle_ == 0) return;
-  std::uint64_t length = text.size();
-  broadcast_bytes(&length, sizeof length, root);
-  text.resize(length);
-  broadcast_bytes(text.data(), length, root);
+  meet(nullptr);
+  broadcast_raw(&handle_, text, root);
 }
 
 void Communicator::broadcast_bytes(void* data, std::size_t bytes, int root) const {
   if (handle_ == 0) return;
-  for (std::size_t done = 0; done < bytes; done += kMaxMessageBytes) {
-    const std::size_t piece = std::min(kMaxMessageBytes, bytes - done);
-    check(MPI_Bcast(static_cast<char*>(data) + done, static_cast<int>(piece), MPI_BYTE, root, handle_of(&handle_)),
-          "MPI_Bcast");
-  }
+  meet(nullptr);
+  broadcast_raw(&handle_, data, bytes, root);
 }
 
 void Communicator::send_bytes(const void* data, std::size_t bytes, int destination, int tag) const {
@@ -243,6 +263,7 @@ void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int 
 std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
     const std::vector<std::vector<std::int64_t>>& to_rank) const {
   if (handle_ == 0) return to_rank;
+  meet(nullptr);
   const auto n = static_cast<std::size_t>(size_);
   std::vector<int> send_counts(n), receive_counts(n), send_offsets(n), receive_offsets(n);
   std::vector<std::int64_t> send;
@@ -273,6 +294,7 @@ void Communicator::exchange(const std::vector<int>& peers, const std::vector<con
                             const std::vector<std::size_t>& send_count, const std::vector<double*>& receive,
                             const std::vector<std::size_t>& receive_count) const {
   if (handle_ == 0) return;
+  meet(nullptr);
   constexpr int kTag = 77;
   std::vector<MPI_Request> requests;
   for (std::size_t k = 0; k < peers.size(); ++k) {
@@ -362,38 +384,47 @@ void Communicator::abort(const std::string& message, int exit_code) const {
 
 #endif
 
-AgreedError::AgreedError(const std::string& plain, ExitCode code, int origin)
+AgreedError::AgreedError(const std::string& plain, ExitCode code, int origin, Guard guard, std::uintptr_t met_on)
     : Error(origin == Communicator::world().rank() ? plain : fmt::format("{} (on rank {})", plain, origin), code),
       plain_(plain),
-      origin_(origin) {}
+      origin_(origin),
+      guard_(guard),
+      met_on_(met_on) {}
 
-void Communicator::agree(const std::function<void()>& step) const {
-  std::string message;
-  int code = 0;
-  int origin = Communicator::world().rank();
+void Communicator::agree(const std::function<void()>& step, Guard guard) const {
+  std::optional<AgreedError> mine;
   try {
     step();
-  } catch (const AgreedError& error) {  // agreed already by some ranks: keep the rank it came from
-    message = error.plain();
-    code = static_cast<int>(error.code());
-    origin = error.origin();
+  } catch (const AgreedError& error) {
+    if (error.met_on() == handle_) throw;  // met on this communicator inside step: every rank throws it already
+    // Met by some ranks (a communicator of part of the job): now by these, naming the rank it came from.
+    mine.emplace(error.plain(), error.code(), error.origin(), guard, handle_);
   } catch (const std::exception& error) {
     const Error known = as_error(error);
-    message = known.what();
-    code = static_cast<int>(known.code());
+    mine.emplace(known.what(), known.code(), Communicator::world().rank(), guard, handle_);
   }
-  if (!distributed()) {
-    if (code != 0) throw AgreedError(message, static_cast<ExitCode>(code), origin);
+  meet(mine ? &*mine : nullptr);
+}
+
+void Communicator::meet(const AgreedError* mine) const {
+  if (handle_ == 0 || size_ <= 1) {
+    if (mine) throw *mine;
     return;
   }
-  // The lowest failing rank speaks for all.
-  const std::int64_t failing = -max(code != 0 ? -static_cast<std::int64_t>(rank_) : std::int64_t{-size_});
-  if (failing >= size_) return;
-  const int root = static_cast<int>(failing);
-  broadcast(message, root);
-  broadcast_bytes(&code, sizeof code, root);
-  broadcast_bytes(&origin, sizeof origin, root);
-  throw AgreedError(message, static_cast<ExitCode>(code), origin);
+#if defined(FLUXJAC_WITH_MPI)
+  // One reduction: the highest size - rank of the failing ranks is the lowest failing rank, which speaks for all.
+  const std::int64_t failing =
+      reduce(&handle_, mine ? std::int64_t{size_ - rank_} : std::int64_t{0}, MPI_INT64_T, MPI_MAX);
+  if (failing == 0) return;
+  const int root = size_ - static_cast<int>(failing);
+  std::string message = mine ? mine->plain() : std::string();
+  std::int32_t figures[3] = {mine ? static_cast<std::int32_t>(mine->code()) : 0, mine ? mine->origin() : 0,
+                             mine && mine->case_only() ? 1 : 0};
+  broadcast_raw(&handle_, message, root);
+  broadcast_raw(&handle_, figures, sizeof figures, root);
+  throw AgreedError(message, static_cast<ExitCode>(figures[0]), figures[1],
+                    figures[2] != 0 ? Guard::kCase : Guard::kCommand, handle_);
+#endif
 }
 
 }  // namespace fluxjac

@@ -2,8 +2,10 @@
 //
 // One rank per GPU. A build without MPI (FLUXJAC_MPI=OFF, or no MPI found) has exactly one rank, and every
 // collective below is then the identity, so the rest of fluxjac is written once for any number of ranks.
-// Collectives must be called by every rank of the communicator in the same order; agree() turns an error on
-// some ranks into the same error on all of them, so that no rank waits forever for one that gave up.
+// Collectives must be called by every rank of the communicator in the same order. Every collective carries
+// failures (docs/design.md, "Many GPUs", "Errors"): a rank whose step throws meets the others at the guard that
+// catches it (agree), in whatever collective they wait, and every rank then throws the same AgreedError. Guards
+// stand only at the phase boundaries: the command, the sweep and each case.
 #pragma once
 
 #include <cstdint>
@@ -27,18 +29,28 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-/// \brief The Error every rank throws out of an agreed step (Communicator::agree): the failing rank's message, with
-/// "(on rank R)" on the other ranks. It keeps the plain message and R (a rank of the whole job), so that a step
-/// agreed by some ranks inside a step agreed by all names R once.
+/// \brief Where a failing rank met the others: at a case's guard (the failure ends the case, and the sweep goes on)
+/// or at any other guard (it ends the command).
+enum class Guard { kCommand, kCase };
+
+/// \brief The Error every rank throws once a failure has been met (Communicator::agree): the failing rank's message,
+/// with "(on rank R)" on the other ranks. It keeps the plain message, R (a rank of the whole job) and the guard the
+/// failing rank met the others at, so that a failure met by some ranks and then by all names R once.
 class AgreedError : public Error {
  public:
-  AgreedError(const std::string& plain, ExitCode code, int origin);
+  AgreedError(const std::string& plain, ExitCode code, int origin, Guard guard, std::uintptr_t met_on);
   const std::string& plain() const { return plain_; }
   int origin() const { return origin_; }
+  /// The failure ends only the case it happened in.
+  bool case_only() const { return guard_ == Guard::kCase; }
+  /// The communicator it was met on (its stored handle).
+  std::uintptr_t met_on() const { return met_on_; }
 
  private:
   std::string plain_;
   int origin_;
+  Guard guard_;
+  std::uintptr_t met_on_;
 };
 
 /// \brief A group of ranks that take part in the same collective steps.
@@ -60,6 +72,7 @@ class Communicator {
   /// an empty communicator (size 0) that takes part in nothing.
   Communicator split(int color) const;
 
+  /// A meeting of every rank, carrying failures like every collective (one reduction of one integer).
   void barrier() const;
   /// Reductions over all ranks.
   double max(double value) const;
@@ -81,7 +94,9 @@ class Communicator {
   /// Root's bytes on every rank (every rank passes a buffer of the same size).
   void broadcast_bytes(void* data, std::size_t bytes, int root = 0) const;
 
-  /// \brief Point to point: a vector of trivially copyable values, its length first.
+  /// \brief Point to point: a vector of trivially copyable values, its length first. Only the two ranks take part,
+  /// so these carry no failures: a collective must come before them (a barrier), so that no rank waits in a receive
+  /// for a rank that failed.
   void send_bytes(const void* data, std::size_t bytes, int destination, int tag) const;
   void receive_bytes(void* data, std::size_t bytes, int source, int tag) const;
   template <class T>
@@ -103,15 +118,18 @@ class Communicator {
   std::vector<std::vector<std::int64_t>> all_to_all(const std::vector<std::vector<std::int64_t>>& to_rank) const;
 
   /// \brief Exchanges rows of doubles with some ranks at once (non-blocking sends and receives, then a wait):
-  /// send[k] goes to peers[k], receive[k] comes from peers[k] (sizes known to both sides).
+  /// send[k] goes to peers[k], receive[k] comes from peers[k] (sizes known to both sides). Every rank calls it, with
+  /// or without peers: it carries failures like the collectives.
   void exchange(const std::vector<int>& peers, const std::vector<const double*>& send,
                 const std::vector<std::size_t>& send_count, const std::vector<double*>& receive,
                 const std::vector<std::size_t>& receive_count) const;
 
-  /// \brief Runs step on every rank; when it throws on any rank, every rank throws the same AgreedError (the
-  /// lowest failing rank's message and exit code, as as_error gives them), so that they all leave the collective
-  /// path together.
-  void agree(const std::function<void()>& step) const;
+  /// \brief The guard of a phase: runs step; when it throws on any rank, every rank throws the same AgreedError (the
+  /// lowest failing rank's message and exit code, as as_error gives them), so that they all leave together. A rank
+  /// that fails inside step meets the others here, while they wait in step's next collective (which then throws
+  /// the AgreedError) or at this guard. Used at the phase boundaries only: the command (cli.cpp), the sweep and each
+  /// of its cases (sweep.cpp).
+  void agree(const std::function<void()>& step, Guard guard = Guard::kCommand) const;
 
   /// \brief The last step of every rank (main): returns exit_code once every rank has come this far. A rank that
   /// left with an error the others did not share would otherwise wait forever in MPI_Finalize while they wait in
@@ -128,6 +146,9 @@ class Communicator {
   Communicator() = default;
   /// Fills rank, size and the node figures from the handle (MPI builds).
   void read_ranks();
+  /// \brief The failure round every collective starts with: each rank gives its own failure or none; when any rank
+  /// failed, every rank throws the lowest failing rank's error (an AgreedError), else returns.
+  void meet(const AgreedError* mine) const;
   int rank_ = 0;
   int size_ = 1;
   int node_rank_ = 0;

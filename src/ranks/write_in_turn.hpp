@@ -1,6 +1,6 @@
 // fluxjac — one file written by every rank with serial HDF5: rank 0 creates it under a temporary name, the ranks write
-// their own rows one at a time, rank 0 renames it into place. Each step is agreed (Communicator::agree), so a failure
-// on any rank leaves no file and every rank throws the same Error.
+// their own rows one at a time, rank 0 renames it into place. The ranks meet between the turns (a barrier carries a
+// failure, ranks/communicator.hpp), so a failure on any rank leaves no file and every rank throws the same Error.
 #pragma once
 
 #include <functional>
