@@ -5,6 +5,7 @@
 // count give the same partition; each step reports its time and memory per rank (progress lines, bench JSON); bad
 // input is refused on every rank with nothing written. Every test skips with a message in a build without MPI or
 // PT-Scotch.
+#include <cctype>
 #include <cstdint>
 #include <iterator>
 
@@ -213,8 +214,9 @@ TEST(PtScotchMeshPartition, UnderMpirunTheFileHoldsTheInputAndRunsOnItsRanks) {
           << "state of node " << node;
       EXPECT_TRUE(std::equal(&written.coords[3 * node], &written.coords[3 * node] + 3, &input.coords[3 * original]));
       EXPECT_EQ(written.volumes[node], input.volumes[original]);
-      if (!input_extras.boundary_nodes.empty())
+      if (!input_extras.boundary_nodes.empty()) {
         EXPECT_EQ(extras.boundary_nodes[node], input_extras.boundary_nodes[original]);
+      }
     }
     EXPECT_EQ(extras.order, input_extras.order);
     const CommandResult info = run_fluxjac(fmt::format("info '{}'", output));
@@ -224,6 +226,36 @@ TEST(PtScotchMeshPartition, UnderMpirunTheFileHoldsTheInputAndRunsOnItsRanks) {
     EXPECT_NE(run.output.find(fmt::format("each of {} ranks its own slices", ranks)), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
   }
+}
+
+TEST(PtScotchMeshPartition, AStrategyIsPtScotchsPresetNamedInTheFileAndRefusedForOneProcess) {
+  SKIP_WITHOUT_PTSCOTCH();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "mixed", 4, "rcm");
+  for (const std::string strategy : {"speed", "quality", "balance"}) {
+    SCOPED_TRACE(strategy);
+    const std::string output = dir.file(strategy + ".h5");
+    const CommandResult result = run_fluxjac_mpi(
+        2, fmt::format("mesh partition '{}' --parts 2 -o '{}' --scotch-strategy {}", path, output, strategy));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    std::string flag = strategy;
+    std::transform(flag.begin(), flag.end(), flag.begin(), [](unsigned char c) { return std::toupper(c); });
+    EXPECT_NE(result.output.find("strategy SCOTCH_STRAT" + flag), std::string::npos) << result.output;
+    EXPECT_EQ(read_partition(output).parts, 2);
+    const CommandResult run = run_fluxjac_mpi(2, fmt::format("run --mesh '{}' --threads 1", output));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+  }
+  const CommandResult one = run_fluxjac(
+      fmt::format("mesh partition '{}' --parts 2 -o '{}' --scotch-strategy speed", path, dir.file("one.h5")));
+  EXPECT_EQ(one.exit_code, 3) << one.output;
+  EXPECT_NE(one.output.find("one process partitions with METIS"), std::string::npos) << one.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("one.h5")));
+  const CommandResult typo =
+      run_fluxjac(fmt::format("mesh partition '{}' --parts 2 -o '{}' --scotch-strategy fast", path, dir.file("t.h5")));
+  EXPECT_EQ(typo.exit_code, 3) << typo.output;
+  EXPECT_NE(typo.output.find("unknown PT-Scotch strategy 'fast': use default, quality, speed or balance"),
+            std::string::npos)
+      << typo.output;
 }
 
 TEST(PtScotchMeshPartition, AnOutputOneRankCannotWriteLeavesNoFileAndOneErrorLinePerRank) {

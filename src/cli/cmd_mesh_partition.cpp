@@ -74,18 +74,23 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   partition->add_option("--state", request->state,
                         "a separate state file to renumber into the output (default: the input's own state, if any)");
   partition->add_option("-o,--output", request->output, "output edge mesh (.h5), written atomically")->required();
+  auto strategy = std::make_shared<std::string>("default");
   partition
-      ->add_option_function<std::string>(
-          "--scotch-strategy", [request](const std::string& text) { request->strategy = parse_scotch_strategy(text); },
-          fmt::format("PT-Scotch's strategy under mpirun: {} (default: default; one process uses METIS)",
-                      scotch_strategy_names()))
+      ->add_option("--scotch-strategy", *strategy,
+                   fmt::format("PT-Scotch's strategy under mpirun: {} (default: default; one process uses METIS)",
+                               scotch_strategy_names()))
       ->option_text("NAME");
   partition->footer(
       "Example:\n"
       "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"
       "  fluxjac mesh partition box.h5 --parts 4 -o box-4.h5\n"
       "  fluxjac info box-4.h5");
-  partition->callback([&action, request] { action = [request] { return partition_command(*request); }; });
+  partition->callback([&action, request, strategy] {
+    action = [request, strategy] {
+      request->strategy = parse_scotch_strategy(*strategy);
+      return partition_command(*request);
+    };
+  });
 }
 
 }  // namespace fluxjac

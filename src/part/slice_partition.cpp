@@ -120,10 +120,18 @@ struct Graph {
 Graph build_graph(const Communicator& comm, const std::string& mesh_file, const Slices& slices) {
   const Blocks node_blocks(slices.n_nodes, comm.size());
   Messages arcs(static_cast<std::size_t>(comm.size()));
+  std::vector<std::size_t> counts(arcs.size(), 0);
+  for (edge_index e = 0; e < slices.edges.n_edges(); ++e) {
+    counts[node_blocks.owner(slices.edges.left(e))] += 3;
+    counts[node_blocks.owner(slices.edges.right(e))] += 3;
+  }
+  for (std::size_t r = 0; r < arcs.size(); ++r) arcs[r].reserve(counts[r]);
   for (edge_index e = 0; e < slices.edges.n_edges(); ++e) {
     const std::int64_t left = slices.edges.left(e), right = slices.edges.right(e), id = slices.first_edge + e;
-    arcs[node_blocks.owner(left)].insert(arcs[node_blocks.owner(left)].end(), {left, right, id});
-    arcs[node_blocks.owner(right)].insert(arcs[node_blocks.owner(right)].end(), {right, left, id});
+    std::vector<std::int64_t>& to_left = arcs[node_blocks.owner(left)];
+    to_left.push_back(left), to_left.push_back(right), to_left.push_back(id);
+    std::vector<std::int64_t>& to_right = arcs[node_blocks.owner(right)];
+    to_right.push_back(right), to_right.push_back(left), to_right.push_back(id);
   }
   arcs = comm.all_to_all(arcs);
 
@@ -213,6 +221,11 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
   const std::size_t record =
       kNodeRecord + (coords ? 3 : 0) + (volumes ? 1 : 0) + (boundary ? 1 : 0) + (original ? 1 : 0);
   Messages nodes(ranks);
+  {
+    std::vector<std::size_t> counts(ranks, 0);
+    for (const std::int32_t p : part) counts[static_cast<std::size_t>(p)] += record;
+    for (std::size_t r = 0; r < ranks; ++r) nodes[r].reserve(counts[r]);
+  }
   for (std::size_t v = 0; v < part.size(); ++v) {
     std::vector<std::int64_t>& to = nodes[static_cast<std::size_t>(part[v])];
     to.push_back(graph.range.first_vertex + static_cast<std::int64_t>(v));
@@ -227,6 +240,13 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
   std::vector<double>().swap(slices.state.Q);
   slices.node_data = OwnedNodeData();
   nodes = comm.all_to_all(nodes);
+  {
+    std::size_t received = 0;
+    for (const std::vector<std::int64_t>& from : nodes) received += from.size() / record;
+    pieces.owned.reserve(received);
+    pieces.owned_row_start.reserve(received);
+    pieces.owned_state.reserve(received * kBlock);
+  }
   for (std::vector<std::int64_t>& from : nodes) {
     for (std::size_t k = 0; k < from.size(); k += record) {
       pieces.owned.push_back(from[k]);
@@ -249,14 +269,33 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
   };
   Messages edges(ranks);
   const EdgeMesh& slice = slices.edges;
+  std::vector<std::int64_t> edge_parts(2 * static_cast<std::size_t>(slice.n_edges()));
+  {
+    std::vector<std::size_t> counts(ranks, 0);
+    for (edge_index e = 0; e < slice.n_edges(); ++e) {
+      edge_parts[2 * e] = part_of(slice.left(e));
+      edge_parts[2 * e + 1] = part_of(slice.right(e));
+      counts[static_cast<std::size_t>(edge_parts[2 * e])] += kEdgeRecord;
+      if (edge_parts[2 * e + 1] != edge_parts[2 * e])
+        counts[static_cast<std::size_t>(edge_parts[2 * e + 1])] += kEdgeRecord;
+    }
+    for (std::size_t r = 0; r < ranks; ++r) edges[r].reserve(counts[r]);
+  }
   for (edge_index e = 0; e < slice.n_edges(); ++e) {
     const std::int64_t left = slice.left(e), right = slice.right(e);
-    const std::int64_t left_part = part_of(left), right_part = part_of(right);
+    const std::int64_t left_part = edge_parts[2 * e], right_part = edge_parts[2 * e + 1];
+    const std::int64_t record[kEdgeRecord] = {slices.first_edge + e,
+                                              left,
+                                              right,
+                                              left_part,
+                                              right_part,
+                                              bits_of(slice.normals[3 * e]),
+                                              bits_of(slice.normals[3 * e + 1]),
+                                              bits_of(slice.normals[3 * e + 2]),
+                                              bits_of(slice.areas[e])};
     for (const std::int64_t p : {left_part, right_part}) {
-      edges[static_cast<std::size_t>(p)].insert(
-          edges[static_cast<std::size_t>(p)].end(),
-          {slices.first_edge + e, left, right, left_part, right_part, bits_of(slice.normals[3 * e]),
-           bits_of(slice.normals[3 * e + 1]), bits_of(slice.normals[3 * e + 2]), bits_of(slice.areas[e])});
+      std::vector<std::int64_t>& to = edges[static_cast<std::size_t>(p)];
+      to.insert(to.end(), record, record + kEdgeRecord);
       if (left_part == right_part) break;
     }
   }
@@ -264,6 +303,13 @@ PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& g
   edges = comm.all_to_all(edges);
   std::vector<std::pair<std::int64_t, std::int64_t>> ghosts;  // (node, owner)
   const std::int64_t me = comm.rank();
+  {
+    std::size_t received = 0;
+    for (const std::vector<std::int64_t>& from : edges) received += from.size() / kEdgeRecord;
+    pieces.edges.edges.reserve(2 * received);
+    pieces.edges.normals.reserve(3 * received);
+    pieces.edges.areas.reserve(received);
+  }
   for (std::vector<std::int64_t>& from : edges) {
     for (std::size_t k = 0; k < from.size(); k += kEdgeRecord) {
       const std::int64_t* record = &from[k];

@@ -106,6 +106,10 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
   check(SCOTCH_contextOptionSetNum(&run.context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1),
         "SCOTCH_contextOptionSetNum(RANDOMFIXEDSEED)");
   check(SCOTCH_contextRandomClone(&run.context), "SCOTCH_contextRandomClone");
+  // One thread per rank: the ranks are the parallelism. PT-Scotch's default, a thread per core the rank may run on,
+  // oversubscribes the cores of ranks that are not bound to their own (mpirun --bind-to none): 12.4 s instead of
+  // 2.7 s for the paper-size mesh on 2 ranks of an H200 node (docs/performance.md, "Partitioning").
+  check(SCOTCH_contextThreadSpawn(&run.context, 1, nullptr), "SCOTCH_contextThreadSpawn");
   SCOTCH_contextRandomSeed(&run.context, kSeed);
 
   check(SCOTCH_dgraphInit(&run.graph, run.comm), "SCOTCH_dgraphInit");

@@ -267,6 +267,9 @@ std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
   const auto n = static_cast<std::size_t>(size_);
   std::vector<int> send_counts(n), receive_counts(n), send_offsets(n), receive_offsets(n);
   std::vector<std::int64_t> send;
+  std::size_t total_send = 0;
+  for (const std::vector<std::int64_t>& values : to_rank) total_send += values.size();
+  send.reserve(total_send);
   for (std::size_t r = 0; r < n; ++r) {
     send_offsets[r] = static_cast<int>(send.size());
     send_counts[r] = static_cast<int>(to_rank[r].size());
