@@ -102,14 +102,12 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   auto start = std::chrono::steady_clock::now();
   std::vector<std::uint8_t> held_boundary;
   std::int64_t reduced = 0;
-  ElementMesh elements;
-  elements = build_box_slab_elements(spec, slab, slab_sync(comm, slab), {}, &held_boundary, &reduced);
+  ElementMesh elements = build_box_slab_elements(spec, slab, slab_sync(comm, slab), {}, &held_boundary, &reduced);
   step_done("nodes and cells", start);
 
   // ---- median-dual metrics of the slab --------------------------------------------------------------------------
   start = std::chrono::steady_clock::now();
-  EdgeMesh slab_mesh;
-  slab_mesh = build_median_dual(elements);
+  EdgeMesh slab_mesh = build_median_dual(elements);
   elements = ElementMesh{};
   step_done("dual metrics", start);
 
@@ -119,8 +117,7 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   std::vector<std::int64_t> node_offsets(owned_counts.size() + 1, 0);
   std::partial_sum(owned_counts.begin(), owned_counts.end(), node_offsets.begin() + 1);
   const std::int64_t first_owned = node_offsets[rank];
-  std::vector<node_index> new_of_owned;
-  new_of_owned = part_order(comm, spec, slab_mesh, owned_begin, owned_end);
+  std::vector<node_index> new_of_owned = part_order(comm, spec, slab_mesh, owned_begin, owned_end);
   // File ids of the held nodes: the owned ones here, the ghosts' from their owners (ask with natural ids).
   const std::int64_t first_natural = slab.first_node();
   const std::int64_t n_held = static_cast<std::int64_t>(held_boundary.size());

@@ -131,18 +131,15 @@ LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::st
 /// would assemble a wrong row), the halo plan and the ghost states. What fails on one rank (a bad piece, an
 /// allocation) reaches the others in their next collective.
 LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source, const std::string& mesh_file) {
-  LocalPart part;
-  std::vector<std::vector<std::int64_t>> asked;
-  part = build_local_part(comm, pieces, std::move(source));
-  asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
+  LocalPart part = build_local_part(comm, pieces, std::move(source));
+  const std::vector<std::vector<std::int64_t>> asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
 
   const PartStatistics& figures = part.layout.figures;
   // Every local edge has one owned end, or two when it is not cut: the same sum, so the same verdict, on every rank.
   check_edge_coverage(mesh_file, comm.sum(2 * figures.incident_edges() - figures.cut_edges), part.layout.global_edges);
   const std::vector<std::vector<std::int64_t>> asked_of_me = comm.all_to_all(asked);
-  GhostRowBuffers buffers;
   part.layout.halo = plan_halo(comm, part.layout.global_node, asked, asked_of_me);
-  buffers = GhostRowBuffers(part.layout.halo);
+  GhostRowBuffers buffers(part.layout.halo);
 
   exchange_ghost_states(comm, part.layout.halo, part.state.Q.data(), buffers);
   return part;
@@ -214,10 +211,10 @@ SliceRead read_part_slices(const Communicator& comm, const std::string& mesh_fil
 /// reach. A rank that fails its reading or checking meets the others in the all-to-all or the next collective, and
 /// every rank throws the first failure of the lowest failing rank.
 PartPieces read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
-  SliceRead read;
-  std::vector<std::vector<std::int64_t>> owed;  // [rank]: the halo edges of this rank's range that rank must list
-  read = read_part_slices(comm, mesh_file, state_file);
-  owed = halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
+  SliceRead read = read_part_slices(comm, mesh_file, state_file);
+  // [rank]: the halo edges of this rank's range that rank must list
+  const std::vector<std::vector<std::int64_t>> owed =
+      halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
 
   const std::vector<std::vector<std::int64_t>> given = comm.all_to_all(owed);
   const PartSlice& slice = read.slice;

@@ -122,16 +122,15 @@ StoredRows read_owned_rows(const Communicator& comm, const std::string& path, co
     if (stored.pattern_difference.empty()) stored.jacobian = std::move(file.jacobian);
     return stored;
   }
-  JacobianRows rows;
   std::vector<std::int64_t> wanted(static_cast<std::size_t>(layout.owned_count()));
   for (std::size_t k = 0; k < wanted.size(); ++k) wanted[k] = layout.global_id(layout.owned_node(k));
-  rows = read_jacobian_rows(path, wanted);
+  const JacobianRows rows = read_jacobian_rows(path, wanted);
 
   if (comm.is_root())
     say(note, fmt::format("reference: {}, each rank its own rows ({:.2f} s)", path, seconds_since(start)));
   stored.pattern_difference = lowest_rank_message(comm, stored_pattern_difference(layout, pattern, rows));
   if (!stored.pattern_difference.empty()) return stored;
-  // the whole part's Jacobian: memory may run out on one rank
+  // The whole part's Jacobian (memory may run out on one rank).
   stored.jacobian.resize(pattern);
   for (std::int64_t k = 0; k < layout.owned_count(); ++k) {
     const node_index local = layout.owned_node(k);
@@ -150,8 +149,7 @@ void write_owned_rows(const Communicator& comm, const std::string& path, const R
   if (layout.is_whole_mesh()) {
     write_jacobian(path, pattern, jacobian, info);
   } else {
-    JacobianRows rows;
-    rows = owned_rows(layout, pattern, jacobian);  // a copy of the part's rows: memory may run out
+    JacobianRows rows = owned_rows(layout, pattern, jacobian);  // a copy of the part's rows: memory may run out
     write_rows_in_turn(comm, path, layout.global_nodes, rows, info);
   }
 }

@@ -120,8 +120,7 @@ void write_partitioned_file(const Communicator& comm, const LocalPart& part,
                             const std::function<void(const h5::File&)>& add_more) {
   const std::vector<std::int64_t> node_offsets = offsets_of(comm, part.layout.owned_count());
   const std::int64_t n_nodes = node_offsets.back();
-  PartRows rows;
-  rows = collect_rows(comm, part, node_offsets[comm.rank()], original_ids, extras);
+  PartRows rows = collect_rows(comm, part, node_offsets[comm.rank()], original_ids, extras);
   const std::int64_t n_stored = static_cast<std::int64_t>(rows.areas.size());
   const std::vector<std::int64_t> edge_offsets = offsets_of(comm, n_stored);
   const std::int64_t n_edges = edge_offsets.back();

@@ -171,8 +171,8 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
   std::vector<std::int64_t> ghost_ids;
   std::vector<std::int64_t> original = std::move(sliced.node_data.original);
   if (original.empty()) original = sliced.pieces.owned;  // the input's numbering is the original one
-  EdgeMeshExtras extras;
-  extras = read_edge_mesh_extras(request.input, outcome.n_nodes, 0, 0);  // the attributes; flags by rows below
+  EdgeMeshExtras extras =
+      read_edge_mesh_extras(request.input, outcome.n_nodes, 0, 0);  // the attributes; flags by rows below
 
   extras.boundary_nodes = std::move(sliced.node_data.boundary_nodes);
   const LocalPart part = renumbered_part(comm, sliced.pieces, sliced.node_data, ghost_ids);

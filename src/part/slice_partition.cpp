@@ -346,13 +346,11 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
 
   restart_peak_resident();  // each step's peak is that of the partition, not of earlier work in the process
   auto start = Clock::now();
-  Slices slices;
-  slices = read_even_slices(comm, mesh_file, state_file, node_data);
+  Slices slices = read_even_slices(comm, mesh_file, state_file, node_data);
   step_done("read slices", StepKind::kRead, start);
 
   start = Clock::now();
-  Graph graph;
-  graph = build_graph(comm, mesh_file, slices);
+  Graph graph = build_graph(comm, mesh_file, slices);
   place_rows(comm, graph);
   step_done("graph", StepKind::kPartition, start);
 
