@@ -26,37 +26,17 @@ constexpr double kImbalance = 0.05;
 
 constexpr std::initializer_list<ScotchStrategy> kScotchStrategies = {ScotchStrategy::kDefault, ScotchStrategy::kQuality,
                                                                      ScotchStrategy::kSpeed, ScotchStrategy::kBalance};
+/// Each strategy's name and PT-Scotch's name of its flag, in the order of ScotchStrategy.
+constexpr const char* kStrategyNames[][2] = {{"default", "SCOTCH_STRATDEFAULT"},
+                                             {"quality", "SCOTCH_STRATQUALITY"},
+                                             {"speed", "SCOTCH_STRATSPEED"},
+                                             {"balance", "SCOTCH_STRATBALANCE"}};
 
 #if FLUXJAC_WITH_PTSCOTCH
-/// The SCOTCH_STRAT* flag and its name in the partition's method.
-SCOTCH_Num strategy_flag(ScotchStrategy strategy) {
-  switch (strategy) {
-    case ScotchStrategy::kQuality:
-      return SCOTCH_STRATQUALITY;
-    case ScotchStrategy::kSpeed:
-      return SCOTCH_STRATSPEED;
-    case ScotchStrategy::kBalance:
-      return SCOTCH_STRATBALANCE;
-    default:
-      return SCOTCH_STRATDEFAULT;
-  }
-}
-#endif
+/// PT-Scotch's flag of each strategy, in the order of ScotchStrategy.
+constexpr SCOTCH_Num kStrategyFlags[] = {SCOTCH_STRATDEFAULT, SCOTCH_STRATQUALITY, SCOTCH_STRATSPEED,
+                                         SCOTCH_STRATBALANCE};
 
-const char* strategy_flag_name(ScotchStrategy strategy) {
-  switch (strategy) {
-    case ScotchStrategy::kQuality:
-      return "SCOTCH_STRATQUALITY";
-    case ScotchStrategy::kSpeed:
-      return "SCOTCH_STRATSPEED";
-    case ScotchStrategy::kBalance:
-      return "SCOTCH_STRATBALANCE";
-    default:
-      return "SCOTCH_STRATDEFAULT";
-  }
-}
-
-#if FLUXJAC_WITH_PTSCOTCH
 static_assert(sizeof(SCOTCH_Num) == sizeof(std::int64_t), "fluxjac uses the 64-bit SCOTCH_Num build of PT-Scotch");
 
 /// Fails with the call's name when a PT-Scotch call returns an error (PT-Scotch has printed its own line already).
@@ -123,7 +103,8 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 
   check(SCOTCH_stratInit(&run.strategy), "SCOTCH_stratInit");
   run.strategy_ready = true;
-  check(SCOTCH_stratDgraphMapBuild(&run.strategy, strategy_flag(strategy), comm.size(), parts, kImbalance),
+  check(SCOTCH_stratDgraphMapBuild(&run.strategy, kStrategyFlags[static_cast<int>(strategy)], comm.size(), parts,
+                                   kImbalance),
         "SCOTCH_stratDgraphMapBuild");
   std::vector<SCOTCH_Num> part(graph.weights.size());
   check(SCOTCH_dgraphPart(&run.bound, parts, &run.strategy, part.data()), "SCOTCH_dgraphPart");
@@ -178,18 +159,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 
 }  // namespace
 
-const char* to_string(ScotchStrategy strategy) {
-  switch (strategy) {
-    case ScotchStrategy::kQuality:
-      return "quality";
-    case ScotchStrategy::kSpeed:
-      return "speed";
-    case ScotchStrategy::kBalance:
-      return "balance";
-    default:
-      return "default";
-  }
-}
+const char* to_string(ScotchStrategy strategy) { return kStrategyNames[static_cast<int>(strategy)][0]; }
 
 ScotchStrategy parse_scotch_strategy(const std::string& text) {
   return parse_named(text, kScotchStrategies, "PT-Scotch strategy");
@@ -212,7 +182,7 @@ std::string ptscotch_method(ScotchStrategy strategy) {
   return fmt::format(
       "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy {}, imbalance {}) on the node graph read by slices: vertex "
       "weight 1 + degree, unweighted edges, deterministic, seed {}",
-      version, release, patch, strategy_flag_name(strategy), kImbalance, kSeed);
+      version, release, patch, kStrategyNames[static_cast<int>(strategy)][1], kImbalance, kSeed);
 #else
   static_cast<void>(strategy);
   return "PT-Scotch (not in this build)";
