@@ -257,12 +257,12 @@ TEST(BenchSweep, AutoAssemblyBecomesEachVariantsStrategyAndRunsOnce) {
   const SweepPlan plan = plan_sweep(config);
   // auto duplicates one of the explicit strategies for each variant, so each runs edge and node once.
   ASSERT_EQ(plan.cases.size(), 4u);
-  for (const SweepCase& sweep_case : plan.cases) EXPECT_NE(sweep_case.timing.strategy, AssemblyStrategy::kAuto);
+  for (const SweepCase& sweep_case : plan.cases) EXPECT_NE(sweep_case.assembly.strategy, AssemblyStrategy::kAuto);
   config.cases.assemblies = {"auto"};
   const SweepPlan automatic = plan_sweep(config);
   ASSERT_EQ(automatic.cases.size(), 2u);
   for (const SweepCase& sweep_case : automatic.cases)
-    EXPECT_EQ(sweep_case.timing.strategy, variant_info(sweep_case.variant).preferred_assembly) << sweep_case.variant;
+    EXPECT_EQ(sweep_case.assembly.strategy, variant_info(sweep_case.variant).preferred_assembly) << sweep_case.variant;
 }
 
 TEST(BenchUsage, BadMeshesVariantsAndValuesAreUsageErrors) {

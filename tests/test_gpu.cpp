@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "bench/device_probe.hpp"
+#include "bench/timed_loop.hpp"
 #include "jacobian/compare.hpp"
 #include "mesh/generator.hpp"
 #include "reference/reference.hpp"
@@ -40,7 +41,9 @@ class GpuVariantTest : public ::testing::TestWithParam<test::VariantStrategy> {
 
   /// \brief One full assembly (no warm-up) with `units_per_block` edges or incident edges per block (0: default).
   Jacobian assemble(Variant& variant, int units_per_block = 0) const {
-    variant.run(TimingOptions{0, 1, AssemblyMode::kFull, units_per_block, strategy()});
+    variant.prepare(AssemblyOptions{AssemblyMode::kFull, units_per_block, strategy()});
+    variant.zero();
+    variant.assemble();
     Jacobian result;
     variant.fetch(result);
     return result;
@@ -197,14 +200,19 @@ TEST_P(EdgesPerBlock, DoesNotChangeTheResult) {
 
 class RepeatedRuns : public GpuVariantTest {};
 
-/// Repeated runs agree (atomics may reorder sums, nothing more) and the Table IV modes time every repetition.
+/// Repeated runs agree (atomics may reorder sums, nothing more) and the Table IV modes time every repetition of the
+/// timed loop (one rank: no ghosts to exchange).
 TEST_P(RepeatedRuns, AgreeAndTableFourModesRun) {
   const GeneratedMesh generated = test::generate_mesh("mixed", 10, "random");
   const JacobianPattern pattern = JacobianPattern::build(generated.mesh);
   auto variant = setup(generated.mesh, generated.state, pattern);
   const Jacobian first = assemble(*variant);
+  const Communicator& one_rank = Communicator::world();
+  const HaloPlan no_ghosts;
+  GhostExchange exchange(one_rank, no_ghosts);
   for (AssemblyMode mode : {AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}) {
-    const TimingSamples samples = variant->run(TimingOptions{1, 3, mode, 0, strategy()});
+    variant->prepare(AssemblyOptions{mode, 0, strategy()});
+    const TimingSamples samples = timed_loop(*variant, TimingOptions{1, 3}, exchange);
     EXPECT_EQ(samples.assembly_ms.size(), 3u) << to_string(mode);
     for (double ms : samples.assembly_ms) EXPECT_GT(ms, 0.0) << to_string(mode);
   }
@@ -232,9 +240,9 @@ TEST_P(AdjointOrientation, IsTheTransposeOfAOnEveryMeshOrder) {
     const auto [generated, pattern, reference] = test::assemble_generated("mixed", 9, order);
     auto variant = setup(generated.mesh, generated.state, pattern);
     const Jacobian a = assemble(*variant);
-    TimingOptions options{0, 1, AssemblyMode::kFull, 0, strategy()};
-    options.orientation = Orientation::kTransposed;
-    variant->run(options);
+    variant->prepare(AssemblyOptions{AssemblyMode::kFull, 0, strategy(), Orientation::kTransposed});
+    variant->zero();
+    variant->assemble();
     Jacobian transpose;
     variant->fetch(transpose);
     const Jacobian expected = test::transposed(pattern, a);

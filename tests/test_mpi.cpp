@@ -695,7 +695,7 @@ TEST(MpiFailure, AFailureInsideOneRanksTimedLoopFailsTheCaseOnEveryRankWithoutAH
   const TempDir dir;
   const std::string path = write_generated(dir, "tet", 3, "rcm"), output = dir.file("J.h5"), json = dir.file("r.json");
   // Rank 1's loop fails as an allocation would, right after its second ghost exchange (FLUXJAC_TEST_LOOP_FAILURE,
-  // src/bench/run_case.cpp), while rank 0 goes on to the third: it used to end the job through MPI_Abort.
+  // src/bench/timed_loop.cpp), while rank 0 goes on to the third: it used to end the job through MPI_Abort.
   const std::string args = fmt::format(
       "run --mesh '{}' --variant reference --warmup 1 --reps 3 --threads 1 -q -o '{}' --json '{}'", path, output, json);
   const JobResult job = run_programs({{args}, {args, "", "export FLUXJAC_TEST_LOOP_FAILURE=1:2"}});

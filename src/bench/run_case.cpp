@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <new>
 
 #include <fmt/format.h>
 
@@ -133,10 +130,10 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
   RunRecord record;
   record.mesh = mesh.summary;
   record.variant = *info;
-  if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.timing.strategy, *info);
-  record.mode = request.timing.mode;
-  record.orientation = request.timing.orientation;
-  record.edges_per_block_requested = request.timing.edges_per_block;
+  if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.assembly.strategy, *info);
+  record.mode = request.assembly.mode;
+  record.orientation = request.assembly.orientation;
+  record.edges_per_block_requested = request.assembly.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;
   record.tolerances = request.tolerances;
@@ -156,61 +153,23 @@ void gather_timings(const Communicator& comm, const TimingSamples& samples, RunR
   figures.rank_assembly_ms = Spread::of(comm.all_gather(Stats::of(samples.assembly_ms).median));
 }
 
-/// \brief The repetition (1-based, counted in ghost exchanges, warm-up included) after whose ghost exchange this rank's
-/// timed loop fails as if an allocation had failed, or 0: set by the test-only environment variable
-/// FLUXJAC_TEST_LOOP_FAILURE=RANK:REPETITION (RANK a rank of the whole job). tests/test_mpi.cpp uses it to fail one
-/// rank inside the loop, where a real allocation or CUDA failure would stop it; no other code reads it.
-std::int64_t injected_loop_failure() {
-  static const std::int64_t repetition = [] {
-    const char* value = std::getenv("FLUXJAC_TEST_LOOP_FAILURE");
-    int rank = -1;
-    long long at = 0;
-    if (!value || std::sscanf(value, "%d:%lld", &rank, &at) != 2 || rank != Communicator::world().rank()) return 0LL;
-    return at;
-  }();
-  return repetition;
-}
-
-/// \brief Runs the timed loop, the ghosts refreshed before every repetition (TimingOptions::refresh_ghosts). A rank
-/// whose variant fails inside it (out of memory, a CUDA error) leaves it with its error; its peers learn it in their
-/// next ghost exchange, which carries failures like every collective (docs/design.md, "Many GPUs", "Errors"), and the
-/// case's guard records it as failed on every rank.
-TimingSamples timed_loop(Variant& variant, GhostExchange& exchange, const CaseRequest& request) {
-  TimingOptions timing = request.timing;
-  std::int64_t exchanges = 0;
-  timing.refresh_ghosts = [&](const StateBuffer& state) {
-    const double ms = exchange.refresh(state);
-    if (++exchanges == injected_loop_failure()) throw std::bad_alloc();
-    return ms;
-  };
-  TimingSamples samples = variant.run(timing);
-  // Statistics of fewer samples than asked would describe runs that did not happen.
-  if (samples.assembly_ms.size() != static_cast<std::size_t>(request.timing.reps))
-    fail(ExitCode::kRuntime, "variant '{}' returned {} timings for {} repetitions", request.variant,
-         samples.assembly_ms.size(), request.timing.reps);
-  return samples;
-}
-
 }  // namespace
 
 RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest& request,
                    const std::optional<DeviceCeilings>& device, Jacobian* result) {
   RunRecord record = case_record(mesh, request);
-  // The case's limits first (a run of no repetitions checks them): they can differ between ranks (the shared memory
-  // of a part's longest row).
-  TimingOptions check = request.timing;
-  check.warmup = check.reps = 0;
-  check.progress = nullptr;
-  variant.run(check);
+  // The case's limits first (Variant::prepare checks them): they can differ between ranks (the shared memory of a
+  // part's longest row).
+  variant.prepare(request.assembly);
   GhostExchange exchange(*mesh.comm, mesh.layout.halo);
   exchange.prepare(variant.state_buffer());  // the timed loop allocates nothing for its exchanges
-  const TimingSamples samples = timed_loop(variant, exchange, request);
+  const TimingSamples samples = timed_loop(variant, request.timing, exchange);
   gather_timings(*mesh.comm, samples, record);
   record.parallel.halo_transport = exchange.transport();
   record.parallel.partition = mesh.partition;
   record.resources = variant.resources();
 
-  const bool full = request.timing.mode == AssemblyMode::kFull;
+  const bool full = request.assembly.mode == AssemblyMode::kFull;
   const bool validate = full && request.reference != nullptr;
   if (validate || (full && result)) {
     Jacobian assembled;

@@ -11,6 +11,7 @@
 
 #include "bench/device_probe.hpp"
 #include "bench/report.hpp"
+#include "bench/timed_loop.hpp"
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
@@ -60,7 +61,8 @@ ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orient
 /// \brief What one case runs.
 struct CaseRequest {
   std::string variant;
-  TimingOptions timing;                          ///< warm-up, repetitions, mode, edges per block
+  AssemblyOptions assembly;                      ///< mode, strategy, edges per block, orientation
+  TimingOptions timing;                          ///< warm-up, repetitions, progress
   const ReferenceJacobian* reference = nullptr;  ///< validate against it (mode full only) when set
   Tolerances tolerances;
 };
@@ -71,9 +73,10 @@ std::unique_ptr<Variant> setup_variant(const std::string& name, const PreparedMe
 /// \brief The fields of a record that do not depend on running: mesh, variant description, request.
 RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request);
 
-/// \brief Runs one case on a variant set up on `mesh`: warm-up and timed repetitions, validation against
-/// the reference (mode full), resources and derived figures. `result`, when given and the mode is full,
-/// receives the assembled Jacobian. Errors (Error with an exit code) propagate.
+/// \brief Runs one case on a variant set up on `mesh`: the variant prepared (the case's limits checked on every rank
+/// together), the timed loop (timed_loop.hpp), validation against the reference (mode full), resources and derived
+/// figures. `result`, when given and the mode is full, receives the assembled Jacobian. Errors (Error with an exit
+/// code) propagate.
 RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest& request,
                    const std::optional<DeviceCeilings>& device, Jacobian* result = nullptr);
 

@@ -158,10 +158,10 @@ SweepPlan plan_sweep(const SweepConfig& config) {
             sweep_case.variant = variant;
             sweep_case.timing.warmup = options.warmup;
             sweep_case.timing.reps = options.reps;
-            sweep_case.timing.mode = mode;
-            sweep_case.timing.edges_per_block = units;
-            sweep_case.timing.strategy = strategy;
-            sweep_case.timing.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
+            sweep_case.assembly.mode = mode;
+            sweep_case.assembly.edges_per_block = units;
+            sweep_case.assembly.strategy = strategy;
+            sweep_case.assembly.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
             sweep_case.named = is_named;
             if (gpu) sweep_case.skip_reason = no_gpu.brief;
             plan.cases.push_back(std::move(sweep_case));
@@ -180,12 +180,12 @@ void check_some_case_runs(const SweepPlan& plan) {
 }
 
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
-  std::string label =
-      fmt::format("{} {} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant, to_string(sweep_case.timing.mode));
-  if (sweep_case.timing.orientation == Orientation::kTransposed) label += " A^T";
+  std::string label = fmt::format("{} {} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant,
+                                  to_string(sweep_case.assembly.mode));
+  if (sweep_case.assembly.orientation == Orientation::kTransposed) label += " A^T";
   if (variant_info(sweep_case.variant).backend == Backend::kCuda) {
-    const int units = sweep_case.timing.edges_per_block;
-    label += fmt::format(" {} epb={}", to_string(sweep_case.timing.strategy),
+    const int units = sweep_case.assembly.edges_per_block;
+    label += fmt::format(" {} epb={}", to_string(sweep_case.assembly.strategy),
                          units > 0 ? std::to_string(units) : std::string("default"));
   }
   return label;
@@ -273,7 +273,7 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
                             observer.note, comm);
       }
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
-        return c.mesh == sweep_case.mesh && c.timing.mode == AssemblyMode::kFull && runs(c);
+        return c.mesh == sweep_case.mesh && c.assembly.mode == AssemblyMode::kFull && runs(c);
       });
       if (config.cases.validate && any_full) {
         if (config.reference.empty()) {
@@ -286,7 +286,7 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
       variant_name.clear();
     }
     if (observer.case_started) observer.case_started(i, case_label(plan, sweep_case));
-    CaseRequest request{sweep_case.variant, sweep_case.timing, reference ? &*reference : nullptr,
+    CaseRequest request{sweep_case.variant, sweep_case.assembly, sweep_case.timing, reference ? &*reference : nullptr,
                         config.cases.tolerances};
     request.timing.progress = observer.repetition_done;
     RunRecord record;
@@ -304,7 +304,7 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
           setup_failure = classify(error);
         }
       }
-      const bool keep = observer.assembled && sweep_case.timing.mode == AssemblyMode::kFull;
+      const bool keep = observer.assembled && sweep_case.assembly.mode == AssemblyMode::kFull;
       Jacobian assembled;
       if (setup_failure) {
         record = unrun_record(*mesh, request, *setup_failure);

@@ -38,13 +38,14 @@ struct SweepConfig {
   bool named_cases_must_run = false;
 };
 
-/// \brief One case: a variant on a mesh with timing options.
+/// \brief One case: a variant on a mesh with assembly and timing options.
 struct SweepCase {
   std::size_t mesh = 0;  ///< index into SweepPlan::meshes
   std::string variant;
-  TimingOptions timing;
-  bool named = false;       ///< the variant was asked for by name, not brought in by "all"
-  std::string skip_reason;  ///< why the case cannot run here, briefly ("no CUDA device"; skipped); empty: it runs
+  AssemblyOptions assembly;  ///< mode, strategy, edges per block, orientation
+  TimingOptions timing;      ///< warm-up and repetitions (progress: SweepObserver::repetition_done)
+  bool named = false;        ///< the variant was asked for by name, not brought in by "all"
+  std::string skip_reason;   ///< why the case cannot run here, briefly ("no CUDA device"; skipped); empty: it runs
 };
 
 /// \brief The resolved meshes and every case in run order (mesh, variant, assembly, edges per block, mode).

@@ -32,7 +32,7 @@ std::map<std::string, std::string> output_files(const SweepPlan& plan, const std
   std::map<std::string, std::string> files;
   if (output.empty()) return files;
   for (const SweepCase& sweep_case : plan.cases) {
-    if (sweep_case.timing.mode != AssemblyMode::kFull)
+    if (sweep_case.assembly.mode != AssemblyMode::kFull)
       fail(ExitCode::kUsage, "--output needs --mode full (other modes do not assemble a complete Jacobian)");
     if (files.count(sweep_case.variant))
       fail(ExitCode::kUsage,
@@ -72,7 +72,7 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
       const std::string& output = outputs.at(sweep_case.variant);
       JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
                             fmt::format("{} ({})", kVersion, kGitRevision)};
-      info.orientation = sweep_case.timing.orientation;
+      info.orientation = sweep_case.assembly.orientation;
       // One file in the mesh file's numbering, of every rank's owned rows.
       write_owned_rows(*mesh.comm, output, mesh.layout, mesh.pattern, jacobian, info);
       if (note) note(fmt::format("wrote {}", output));

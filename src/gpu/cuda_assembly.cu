@@ -29,7 +29,7 @@ CudaAssembly::CudaAssembly(VariantInfo info) : info_(std::move(info)) {
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
-  const Orientation orientation = last_options_.orientation;  // A before the first run
+  const Orientation orientation = options_.orientation;  // A before the first prepare
   const cudaFuncAttributes attributes = kernel_attributes(strategy, orientation);
   KernelResources resources;
   resources.registers = attributes.numRegs;
@@ -210,7 +210,7 @@ void CudaAssembly::upload_node_targets(Orientation orientation) {
   targets_orientation_ = orientation;
 }
 
-TimingSamples CudaAssembly::run(const TimingOptions& options) {
+void CudaAssembly::prepare(const AssemblyOptions& options) {
   strategy_ = resolve_strategy(options.strategy, info_);
   units_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_units_per_block(strategy_);
   const int max_threads =  // limited by the kernel's registers
@@ -227,8 +227,6 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
   if (options.orientation == Orientation::kTransposed) flags |= kStageTranspose;
   if (strategy_ == AssemblyStrategy::kNode) upload_node_targets(options.orientation);
 
-  const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
-  const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
   const bool may_halve = options.edges_per_block == 0;
   if (strategy_ == AssemblyStrategy::kNode &&
       (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve ||
@@ -238,43 +236,36 @@ TimingSamples CudaAssembly::run(const TimingOptions& options) {
     tiles_.upload(tiles.data(), tiles.size());
   }
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
+  stage_flags_ = flags;
+  holds_full_assembly_ = false;
+  options_ = options;
+}
+
+void CudaAssembly::zero() {
+  // Only the edge strategy accumulates into Adiag; the node strategy writes every block once.
+  if (strategy_ == AssemblyStrategy::kEdge && n_edges_ > 0)
+    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(adiag_.data(), 0, adiag_.size() * sizeof(double)));
+}
+
+void CudaAssembly::assemble() {
+  const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
+  const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_target_.size() ? entry_target_.data() : nullptr,
                           entry_face_.data(), tiles_.data(),   row_node_.data()};
-  EventTimer zero_timer, assembly_timer;
-  TimingSamples samples;
-  const std::int64_t total = std::int64_t{options.warmup} + options.reps;  // no int overflow, whatever the bounds
   // A rank that owns no edges (more ranks than a mesh can usefully hold) assembles nothing, but still takes part in
-  // every halo exchange.
+  // every halo exchange of the timed loop.
   const bool any_work = n_edges_ > 0;
-  for (std::int64_t rep = 0; rep < total; ++rep) {
-    const double halo_ms = options.refresh_ghosts ? options.refresh_ghosts(state_buffer()) : 0.0;
-    if (options.refresh_ghosts && rep >= options.warmup) samples.halo_ms.push_back(halo_ms);
-    zero_timer.start();
-    // Only the edge strategy accumulates into Adiag; the node strategy writes every block once.
-    if (strategy_ == AssemblyStrategy::kEdge && any_work)
-      FLUXJAC_CUDA_CHECK(cudaMemsetAsync(adiag_.data(), 0, adiag_.size() * sizeof(double)));
-    zero_timer.stop();
-    assembly_timer.start();
-    if (any_work && strategy_ == AssemblyStrategy::kEdge)
-      launch_edge(edges, jacobian, units_per_block_, flags);
-    else if (any_work && row_node_.size() == 0)
-      launch_node(edges, map, jacobian, node_launch_, flags);
-    else if (any_work)
-      launch_visited(edges, map, jacobian, flags);
-    FLUXJAC_CUDA_CHECK_LAUNCH();
-    assembly_timer.stop();
-    const double zero_ms = zero_timer.elapsed_ms();
-    const double assembly_ms = assembly_timer.elapsed_ms();
-    if (rep >= options.warmup) {
-      samples.zero_ms.push_back(zero_ms);
-      samples.assembly_ms.push_back(assembly_ms);
-    }
-  }
-  FLUXJAC_CUDA_CHECK(cudaDeviceSynchronize());
-  holds_full_assembly_ = options.mode == AssemblyMode::kFull;
-  last_options_ = options;
-  return samples;
+  if (any_work && strategy_ == AssemblyStrategy::kEdge)
+    launch_edge(edges, jacobian, units_per_block_, stage_flags_);
+  else if (any_work && row_node_.size() == 0)
+    launch_node(edges, map, jacobian, node_launch_, stage_flags_);
+  else if (any_work)
+    launch_visited(edges, map, jacobian, stage_flags_);
+  FLUXJAC_CUDA_CHECK_LAUNCH();
+  holds_full_assembly_ = options_.mode == AssemblyMode::kFull;
 }
+
+std::unique_ptr<Stopwatch> CudaAssembly::stopwatch() const { return std::make_unique<EventTimer>(); }
 
 void CudaAssembly::launch_visited(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                                   int stage_flags) {
@@ -289,12 +280,12 @@ void CudaAssembly::launch_visited(const DeviceEdges& edges, const DeviceNodeMap&
 }
 
 void CudaAssembly::fetch(Jacobian& out) {
-  if (!holds_full_assembly_) {
-    TimingOptions full = last_options_;
-    full.warmup = 0;
-    full.reps = 1;
+  if (!holds_full_assembly_) {  // the last assembly was of another mode (or there was none): one in full first
+    AssemblyOptions full = options_;
     full.mode = AssemblyMode::kFull;
-    run(full);
+    prepare(full);
+    zero();
+    assemble();
   }
   out.adiag.resize(adiag_.size());
   out.aoff.resize(aoff_.size());

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,10 @@ class CudaAssembly : public Variant {
   const VariantInfo& info() const override { return info_; }
   std::optional<KernelResources> resources() const override;
   void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override;
-  TimingSamples run(const TimingOptions& options) override;
+  void prepare(const AssemblyOptions& options) override;
+  void zero() override;
+  void assemble() override;
+  std::unique_ptr<Stopwatch> stopwatch() const override;
   void fetch(Jacobian& out) override;
   StateBuffer state_buffer() override { return {state_.data(), n_nodes_, true}; }
 
@@ -104,9 +108,10 @@ class CudaAssembly : public Variant {
   std::int64_t n_nodes_ = 0;
   int units_per_block_ = 0;
   AssemblyStrategy strategy_ = AssemblyStrategy::kEdge;
+  int stage_flags_ = 0;  ///< the prepared mode and orientation, as the kernels' stage flags
   bool holds_full_assembly_ = false;
   std::string node_traversal_;
-  TimingOptions last_options_;
+  AssemblyOptions options_;  ///< the last prepared (A in mode full before the first)
 };
 
 }  // namespace fluxjac

@@ -1,4 +1,4 @@
-// fluxjac — CUDA-event timing of default-stream work, shared by the assembly and the device probe.
+// fluxjac — CUDA-event timing of default-stream work: the GPU variants' stopwatch, and the device probe's timer.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -6,25 +6,28 @@
 #include <cstddef>
 
 #include "gpu/cuda_check.hpp"
+#include "registry/stopwatch.hpp"
 
 namespace fluxjac {
 
-/// \brief Times a stretch of default-stream work with a pair of CUDA events.
-class EventTimer {
+/// \brief Times a stretch of default-stream work with a pair of CUDA events recorded in the stream: two timers time
+/// two stretches back to back without a synchronization between them.
+class EventTimer final : public Stopwatch {
  public:
   EventTimer() {
     FLUXJAC_CUDA_CHECK(cudaEventCreate(&start_));
     FLUXJAC_CUDA_CHECK(cudaEventCreate(&stop_));
   }
-  ~EventTimer() {
+  ~EventTimer() override {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
-  void start() { FLUXJAC_CUDA_CHECK(cudaEventRecord(start_)); }
-  void stop() { FLUXJAC_CUDA_CHECK(cudaEventRecord(stop_)); }
-  double elapsed_ms() {
+  void start() override { FLUXJAC_CUDA_CHECK(cudaEventRecord(start_)); }
+  void stop() override { FLUXJAC_CUDA_CHECK(cudaEventRecord(stop_)); }
+  /// Waits for the stop event.
+  double elapsed_ms() override {
     FLUXJAC_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0.0f;
     FLUXJAC_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));

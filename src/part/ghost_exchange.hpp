@@ -31,7 +31,7 @@ std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicat
 /// returns "rank r: GPU g of n", or an empty string where there is no GPU (or no CUDA in this build).
 std::string select_gpu(const Communicator& comm);
 
-/// \brief What TimingOptions::refresh_ghosts calls on every rank: the exchange for the buffer at hand.
+/// \brief What the timed loop (src/bench/timed_loop.hpp) calls on every rank: the exchange for the buffer at hand.
 class GhostExchange {
  public:
   GhostExchange(const Communicator& comm, const HaloPlan& halo) : comm_(comm), halo_(halo) {}

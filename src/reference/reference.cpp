@@ -1,8 +1,8 @@
 #include "reference/reference.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
+#include <memory>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -134,26 +134,14 @@ class ReferenceVariant final : public Variant {
     jacobian_.resize(pattern);  // the output, allocated once (the timed loop allocates no more of it)
   }
 
-  TimingSamples run(const TimingOptions& options) override {
+  void prepare(const AssemblyOptions& options) override {
     if (options.mode != AssemblyMode::kFull)
       fail(ExitCode::kUsage, "variant 'reference' runs only in mode 'full' (it has no separate scatter)");
-    TimingSamples samples;
-    // In 64 bits: the sum of two int counts must not wrap into "no repetitions".
-    const std::int64_t total = std::int64_t{options.warmup} + options.reps;
-    for (std::int64_t rep = 0; rep < total; ++rep) {
-      const double halo_ms = options.refresh_ghosts ? options.refresh_ghosts(state_buffer()) : 0.0;
-      if (options.refresh_ghosts && rep >= options.warmup) samples.halo_ms.push_back(halo_ms);
-      const auto start = std::chrono::steady_clock::now();
-      assemble_reference(*mesh_, state_, *pattern_, jacobian_, options.orientation);
-      const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-      if (rep >= options.warmup) {
-        samples.assembly_ms.push_back(elapsed.count());
-        samples.zero_ms.push_back(0.0);
-      }
-      if (options.progress) options.progress(rep + 1, total);
-    }
-    return samples;
+    orientation_ = options.orientation;
   }
+  void zero() override {}  // assemble_reference starts every assembly from zeros (Jacobian::resize)
+  void assemble() override { assemble_reference(*mesh_, state_, *pattern_, jacobian_, orientation_); }
+  std::unique_ptr<Stopwatch> stopwatch() const override { return std::make_unique<SteadyStopwatch>(); }
 
   void fetch(Jacobian& out) override { out = jacobian_; }
   StateBuffer state_buffer() override { return {state_.Q.data(), state_.n_nodes(), false}; }
@@ -164,6 +152,7 @@ class ReferenceVariant final : public Variant {
   FlowState state_;
   const JacobianPattern* pattern_ = nullptr;
   Jacobian jacobian_;
+  Orientation orientation_ = Orientation::kA;
 };
 
 VariantInfo reference_info() {

@@ -12,6 +12,7 @@
 #include "assembly/edge_input.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
+#include "registry/stopwatch.hpp"
 #include "registry/variant_work.hpp"
 
 namespace fluxjac {
@@ -96,22 +97,14 @@ struct StateBuffer {
   bool on_device = false;  ///< GPU memory (the GPU variants) or host memory (the CPU reference)
 };
 
-struct TimingOptions {
-  int warmup = 2;
-  int reps = 10;
+/// \brief What a case assembles: the settings a variant is prepared with (Variant::prepare) before its timed loop.
+struct AssemblyOptions {
   AssemblyMode mode = AssemblyMode::kFull;
   int edges_per_block = 0;  ///< GPU tuning: edges (edge strategy) or incident edges, whole rows packed (node strategy)
                             ///< per block; 0 = default
   AssemblyStrategy strategy = AssemblyStrategy::kAuto;
   /// The matrix assembled: A, or A^T for adjoint solvers (docs/design.md, "The adjoint orientation").
   Orientation orientation = Orientation::kA;
-  /// Called after each warm-up and timed repetition with (done, warmup + reps); may be empty. Long CPU runs
-  /// report progress through it.
-  std::function<void(std::int64_t done, std::int64_t total)> progress = nullptr;
-  /// Called once before every warm-up and timed repetition, outside the timed assembly, with the variant's state;
-  /// exchanges the ghost states (many ranks) and returns the milliseconds that took. run_case counts the calls: a
-  /// rank whose loop stops early makes up the exchanges its peers still wait in. May be empty.
-  std::function<double(const StateBuffer& state)> refresh_ghosts = nullptr;
 };
 
 /// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.
@@ -119,14 +112,10 @@ inline AssemblyStrategy resolve_strategy(AssemblyStrategy requested, const Varia
   return requested == AssemblyStrategy::kAuto ? info.preferred_assembly : requested;
 }
 
-/// \brief Per-repetition times in milliseconds.
-struct TimingSamples {
-  std::vector<double> assembly_ms;  ///< the timed assembly kernel(s)
-  std::vector<double> zero_ms;      ///< zeroing of Adiag before each assembly (0 where not needed)
-  std::vector<double> halo_ms;      ///< the ghost exchange before each assembly (many ranks; else empty)
-};
-
-/// \brief One way of assembling the Jacobian. Lifecycle: setup -> run (any number) -> fetch.
+/// \brief One way of assembling the Jacobian. Lifecycle: setup -> prepare -> zero and assemble (any number of times)
+/// -> fetch; prepare again for another case. A variant exposes only the work and its clock: warm-up, repetitions,
+/// the ghost exchange and the timing around them are the timed loop's (src/bench/timed_loop.hpp; docs/design.md,
+/// "Timing and the work model").
 class Variant {
  public:
   virtual ~Variant() = default;
@@ -135,11 +124,21 @@ class Variant {
   virtual std::optional<KernelResources> resources() const { return std::nullopt; }
   /// \brief Moves inputs to where the variant runs and allocates outputs.
   virtual void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) = 0;
-  /// \brief Warm-up then timed repetitions; after a kFull run, fetch() returns a complete Jacobian.
-  virtual TimingSamples run(const TimingOptions& options) = 0;
-  /// \brief Copies the last assembled Jacobian to the host.
+  /// \brief Takes a case's settings and checks them against the case's limits before anything is assembled (Error
+  /// naming what to change: a mode the variant has not, a block too large for its kernel or for shared memory).
+  virtual void prepare(const AssemblyOptions& options) = 0;
+  /// \brief Clears what the next assembly accumulates into (Adiag, edge strategy); nothing where it needs none.
+  virtual void zero() = 0;
+  /// \brief Assembles once as prepared. Work issued to a device may still run on return: the variant's stopwatch
+  /// waits for it. After an assembly in mode full, fetch() returns a complete Jacobian.
+  virtual void assemble() = 0;
+  /// \brief A new stopwatch on the variant's clock, for one phase of its work (a steady clock on the CPU, CUDA
+  /// events on the GPU).
+  virtual std::unique_ptr<Stopwatch> stopwatch() const = 0;
+  /// \brief Copies the last assembled Jacobian to the host (assembling it in full first when the last assembly was
+  /// of another mode).
   virtual void fetch(Jacobian& out) = 0;
-  /// \brief The state run() reads (valid after setup).
+  /// \brief The state assemble() reads (valid after setup).
   virtual StateBuffer state_buffer() = 0;
 };
 
