@@ -277,8 +277,8 @@ TEST(MeshGenSpec, KindsAndOrderingsAreParsedByName) {
     EXPECT_EQ(parse_mesh_kind(to_string(kind)), kind);
   for (const NodeOrdering order : {NodeOrdering::kNatural, NodeOrdering::kRandom, NodeOrdering::kRcm})
     EXPECT_EQ(parse_node_ordering(to_string(order)), order);
-  EXPECT_EQ(mesh_kind_names(), "tet, prism or mixed");
-  EXPECT_EQ(node_ordering_names(), "natural, random or rcm");
+  EXPECT_EQ(name_list<MeshKind>(), "tet, prism or mixed");
+  EXPECT_EQ(name_list<NodeOrdering>(), "natural, random or rcm");
   const std::string kind = error_message_of([] { parse_mesh_kind("hex"); }, ExitCode::kUsage);
   EXPECT_EQ(kind, "unknown kind 'hex': use tet, prism or mixed");
   const std::string order = error_message_of([] { parse_node_ordering("metis"); }, ExitCode::kUsage);

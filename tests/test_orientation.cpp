@@ -47,9 +47,9 @@ TEST(OrientationRules, NodeTargetsAreTheTransposedSlotsInAAndTheOwnSlotsInATrans
       EXPECT_EQ(pattern.col_idx[target], i);
     }
   EXPECT_EQ(std::string(to_string(Orientation::kTransposed)), "A^T");
-  EXPECT_EQ(parse_orientation("A^T"), Orientation::kTransposed);
-  EXPECT_EQ(parse_orientation("A"), Orientation::kA);
-  EXPECT_FALSE(parse_orientation("AT").has_value());
+  EXPECT_EQ(find_named<Orientation>("A^T"), Orientation::kTransposed);
+  EXPECT_EQ(find_named<Orientation>("A"), Orientation::kA);
+  EXPECT_FALSE(find_named<Orientation>("AT").has_value());
 }
 
 /// \brief The meshes of the orientation tests: two sizes, three orderings (random order makes the node kernel visit

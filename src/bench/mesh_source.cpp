@@ -14,15 +14,18 @@
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 #include "util/input_path.hpp"
+#include "util/named_enum.hpp"
 #include "util/note.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
 namespace {
 
-constexpr const char* kSpecForm =
-    "kind:n:order[:seed] with kind tet, prism or mixed, n hexahedra per direction, order natural, random or rcm "
-    "(e.g. mixed:100:rcm)";
+/// The form of a generator spec, for messages.
+std::string spec_form() {
+  return fmt::format("kind:n:order[:seed] with kind {}, n hexahedra per direction, order {} (e.g. mixed:100:rcm)",
+                     name_list<MeshKind>(), name_list<NodeOrdering>());
+}
 
 std::vector<std::string> split_fields(const std::string& text) {
   std::vector<std::string> fields;
@@ -61,24 +64,18 @@ std::string default_mesh_cache() {
 
 bool looks_like_mesh_spec(const std::string& text) {
   const std::size_t colon = text.find(':');
-  if (colon == std::string::npos) return false;
-  try {
-    parse_mesh_kind(text.substr(0, colon));
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
+  return colon != std::string::npos && find_named<MeshKind>(text.substr(0, colon));
 }
 
 BoxMeshSpec parse_mesh_spec(const std::string& text) {
   const std::vector<std::string> fields = split_fields(text);
-  if (fields.size() < 3 || fields.size() > 4) fail(ExitCode::kUsage, "mesh spec '{}': expected {}", text, kSpecForm);
+  if (fields.size() < 3 || fields.size() > 4) fail(ExitCode::kUsage, "mesh spec '{}': expected {}", text, spec_form());
   BoxMeshSpec spec;
   try {
     spec.kind = parse_mesh_kind(fields[0]);
     spec.order = parse_node_ordering(fields[2]);
   } catch (const Error& error) {
-    fail(ExitCode::kUsage, "mesh spec '{}': {}; expected {}", text, error.what(), kSpecForm);
+    fail(ExitCode::kUsage, "mesh spec '{}': {}; expected {}", text, error.what(), spec_form());
   }
   const auto n = parse_count(fields[1]);
   if (!n || *n < 1 || *n > 100000)

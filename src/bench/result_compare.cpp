@@ -219,10 +219,9 @@ class Members {
 
 std::string run_status(const Members& run) {
   const std::string status = run.text("status").value_or(to_string(CaseStatus::kOk));
-  for (CaseStatus known : {CaseStatus::kOk, CaseStatus::kSkipped, CaseStatus::kFailed})
-    if (status == to_string(known)) return status;
-  fail(ExitCode::kInvalidInput, "{}: \"status\" is '{}', expected ok, skipped or failed", run.where(),
-       printable(status));
+  if (find_named<CaseStatus>(status)) return status;
+  fail(ExitCode::kInvalidInput, "{}: \"status\" is '{}', expected {}", run.where(), printable(status),
+       name_list<CaseStatus>());
 }
 
 /// The "mesh_digest" of a run: 16 hexadecimal digits.
@@ -260,7 +259,7 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   r.mode = run.required_text("mode");
   r.assembly = run.text("assembly").value_or("");
   r.orientation = run.text("orientation").value_or("A");
-  if (r.orientation != "A" && r.orientation != "A^T")
+  if (!find_named<Orientation>(r.orientation))
     fail(ExitCode::kInvalidInput, "{}: \"orientation\" is \"{}\", expected \"A\" or \"A^T\"", run.where(),
          r.orientation);
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
@@ -493,32 +492,6 @@ ResultFile read_result_file(const std::string& path) {
   for (std::size_t i = 0; i < runs.size(); ++i) file.runs.push_back(parse_run(runs[i], shown, i));
   refuse_repeated_cases(file.runs, shown);
   return file;
-}
-
-const char* to_string(Change change) {
-  switch (change) {
-    case Change::kSame:
-      return "same";
-    case Change::kFaster:
-      return "faster";
-    case Change::kSlower:
-      return "SLOWER";
-    case Change::kValidationFailed:
-      return "VALIDATION FAILED";
-    case Change::kValidationFixed:
-      return "validation fixed";
-    case Change::kNoLongerRuns:
-      return "NO LONGER RUNS";
-    case Change::kRunsNow:
-      return "runs now";
-    case Change::kMissing:
-      return "MISSING";
-    case Change::kNew:
-      return "new";
-    case Change::kNotComparable:
-      return "not run";
-  }
-  return "?";
 }
 
 ComparisonReport compare_results(const ResultFile& base, const ResultFile& candidate, const CompareOptions& options) {

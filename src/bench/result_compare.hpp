@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "util/named_enum.hpp"
+
 namespace fluxjac {
 
 /// \brief What identifies the mesh of a run, from the strongest evidence to the weakest.
@@ -81,7 +83,18 @@ enum class Change {
   kNew,
   kNotComparable,  ///< neither side ran (both skipped or failed)
 };
-const char* to_string(Change change);
+/// The words of the report: regressions in capitals.
+inline constexpr NamedValue<Change> kChangeNames[] = {{Change::kSame, "same"},
+                                                      {Change::kFaster, "faster"},
+                                                      {Change::kSlower, "SLOWER"},
+                                                      {Change::kValidationFailed, "VALIDATION FAILED"},
+                                                      {Change::kValidationFixed, "validation fixed"},
+                                                      {Change::kNoLongerRuns, "NO LONGER RUNS"},
+                                                      {Change::kRunsNow, "runs now"},
+                                                      {Change::kMissing, "MISSING"},
+                                                      {Change::kNew, "new"},
+                                                      {Change::kNotComparable, "not run"}};
+constexpr const auto& names_of(Change) { return kChangeNames; }
 
 struct CaseChange {
   std::string key;  ///< ResultRun::key() of BASE's run (of NEW's for a new case)

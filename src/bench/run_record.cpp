@@ -138,18 +138,6 @@ Spread Spread::of(const std::vector<double>& values) {
           *std::max_element(values.begin(), values.end())};
 }
 
-const char* to_string(CaseStatus status) {
-  switch (status) {
-    case CaseStatus::kOk:
-      return "ok";
-    case CaseStatus::kSkipped:
-      return "skipped";
-    case CaseStatus::kFailed:
-      return "failed";
-  }
-  return "?";
-}
-
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device) {
   const double seconds = record.assembly_ms.median * 1e-3;
   if (record.status != CaseStatus::kOk || seconds <= 0.0 || record.mesh.n_edges <= 0) return;

@@ -15,6 +15,7 @@
 #include "jacobian/compare.hpp"
 #include "part/local_part.hpp"
 #include "registry/registry.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -51,7 +52,9 @@ struct MeshSummary {
 /// Whether a case ran: skipped cases could not run as asked (a usage or input limit, e.g. too many edges per
 /// block for a kernel); failed ones hit a run-time error.
 enum class CaseStatus { kOk, kSkipped, kFailed };
-const char* to_string(CaseStatus status);
+inline constexpr NamedValue<CaseStatus> kCaseStatusNames[] = {
+    {CaseStatus::kOk, "ok"}, {CaseStatus::kSkipped, "skipped"}, {CaseStatus::kFailed, "failed"}};
+constexpr const auto& names_of(CaseStatus) { return kCaseStatusNames; }
 
 /// \brief How a run on many ranks shared the work (docs/design.md, "Many GPUs"); ranks == 1 for a single process.
 struct ParallelFigures {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -258,6 +259,14 @@ std::vector<std::string> option_names(const CLI::App& command) {
     for (const std::string& name : option->get_snames()) names.push_back("-" + name);
   }
   return names;
+}
+
+CLI::App* add_command(CLI::App& parent, const CommandHelp& help, CommandAction& action, CommandRun run) {
+  CLI::App* command = parent.add_subcommand(help.name, help.description);
+  if (!help.footer.empty()) command->footer(help.footer);
+  if (run)
+    command->callback([&action, command, run = std::move(run)] { action = [command, run] { return run(*command); }; });
+  return command;
 }
 
 int run_cli(int argc, char** argv) {

@@ -115,15 +115,27 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
   sweep.cases.variants = {"all"};
   sweep.cases.warmup = 3;
   sweep.cases.reps = 20;
-  CLI::App* bench_app = app.add_subcommand(
-      "bench",
-      "Run a benchmark sweep: variants x meshes x assembly strategies x edges per block x modes. Meshes are "
-      "files or generator specs kind:n:order[:seed] (e.g. mixed:100:rcm), generated once into a cache "
-      "folder. Every case is timed and validated (mode full) against the CPU reference, computed once per "
-      "mesh; a case that cannot run (e.g. a GPU variant on a machine without a GPU) is recorded as skipped with "
-      "its reason. Progress goes to stderr, tables to stdout, one row per case to CSV/JSON (layout: "
-      "docs/bench-json.md). Exit code 1 when a validation fails, 3 when no case can run here (e.g. only GPU "
-      "variants and no CUDA device), 4 when a case fails with a run-time error.");
+  CLI::App* bench_app = add_command(
+      app,
+      {"bench",
+       "Run a benchmark sweep: variants x meshes x assembly strategies x edges per block x modes. Meshes are "
+       "files or generator specs kind:n:order[:seed] (e.g. mixed:100:rcm), generated once into a cache "
+       "folder. Every case is timed and validated (mode full) against the CPU reference, computed once per "
+       "mesh; a case that cannot run (e.g. a GPU variant on a machine without a GPU) is recorded as skipped with "
+       "its reason. Progress goes to stderr, tables to stdout, one row per case to CSV/JSON (layout: "
+       "docs/bench-json.md). Exit code 1 when a validation fails, 3 when no case can run here (e.g. only GPU "
+       "variants and no CUDA device), 4 when a case fails with a run-time error.",
+       "Examples:\n"
+       "  fluxjac bench --mesh mixed:40:rcm,tet:30:random --mode full,compute-only --json r.json\n"
+       "  fluxjac bench --config configs/paper.toml --json paper.json\n"
+       "  fluxjac bench --config configs/paper.toml --dry-run\n"
+       "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs"},
+      action, [options](const CLI::App& command) {  // its --config file is applied already (cli/command_intent.hpp)
+        std::vector<InputPath> inputs{{"--config", config_file_path(command)}};
+        for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
+        check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
+        return bench(*options);
+      });
   add_config_option(*bench_app);
   bench_app
       ->add_option("--mesh,--meshes", sweep.meshes,
@@ -153,20 +165,6 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   bench_app->add_flag("--dry-run", options->dry_run, "list the meshes and cases, run nothing");
   bench_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
-  bench_app->footer(
-      "Examples:\n"
-      "  fluxjac bench --mesh mixed:40:rcm,tet:30:random --mode full,compute-only --json r.json\n"
-      "  fluxjac bench --config configs/paper.toml --json paper.json\n"
-      "  fluxjac bench --config configs/paper.toml --dry-run\n"
-      "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs");
-  bench_app->callback([&action, options, bench_app] {
-    action = [options, bench_app] {  // its --config file is applied already (cli/command_intent.hpp)
-      std::vector<InputPath> inputs{{"--config", config_file_path(*bench_app)}};
-      for (const std::string& mesh : options->sweep.meshes) inputs.push_back({"--mesh", mesh});
-      check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
-      return bench(*options);
-    };
-  });
 }
 
 }  // namespace fluxjac

@@ -38,14 +38,16 @@ int compare(const CompareCommandOptions& options) {
 
 void add_compare_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<CompareCommandOptions>();
-  CLI::App* compare_app = app.add_subcommand(
-      "compare",
-      "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case. A case is its mesh, "
-      "variant, mode, assembly, edges per block as requested, and ranks; the mesh is matched by its content "
-      "(mesh_digest), or in files without digests by its counts and ordering figures, so a generator spec and its "
-      "file are one mesh. A file that holds one case twice is refused (exit code 2). Reports validation changes, "
-      "cases that no longer run or are missing, and slowdowns of the median time beyond the tolerance; exit code 1 "
-      "on any of them. The case key and the verdicts: docs/bench-json.md.");
+  CLI::App* compare_app = add_command(
+      app,
+      {"compare",
+       "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case. A case is its mesh, "
+       "variant, mode, assembly, edges per block as requested, and ranks; the mesh is matched by its content "
+       "(mesh_digest), or in files without digests by its counts and ordering figures, so a generator spec and its "
+       "file are one mesh. A file that holds one case twice is refused (exit code 2). Reports validation changes, "
+       "cases that no longer run or are missing, and slowdowns of the median time beyond the tolerance; exit code 1 "
+       "on any of them. The case key and the verdicts: docs/bench-json.md."},
+      action, [options](const CLI::App&) { return compare(*options); });
   compare_app->add_option("BASE", options->base, "result file to compare against (.json)")->required();
   compare_app->add_option("NEW", options->candidate, "result file to check (.json)")->required();
   compare_app
@@ -55,7 +57,6 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
   compare_app->add_flag("--allow-missing", options->compare.allow_missing,
                         "cases of BASE that NEW lacks are not regressions (NEW ran a smaller sweep)");
   compare_app->add_flag("--changes-only", options->changes_only, "list only the cases that changed");
-  compare_app->callback([&action, options] { action = [options] { return compare(*options); }; });
 }
 
 }  // namespace fluxjac

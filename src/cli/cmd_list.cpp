@@ -154,22 +154,21 @@ int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
 }  // namespace
 
 void add_list_command(CLI::App& app, CommandAction& action) {
-  CLI::App* list = app.add_subcommand(
-      "list",
-      "List the registered variants: description, backend, threads per edge, seeding, the assembly "
-      "strategy that --assembly auto picks, the declared work (FP64 flops per edge, bytes per edge of "
-      "each strategy), (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
-      "threads per block, and each GPU variant's tuning (register cap, blocks of both strategies, the GPU "
-      "architecture it was measured on)");
   auto json = std::make_shared<bool>(false);
+  CLI::App* list =
+      add_command(app,
+                  {"list",
+                   "List the registered variants: description, backend, threads per edge, seeding, the assembly "
+                   "strategy that --assembly auto picks, the declared work (FP64 flops per edge, bytes per edge of "
+                   "each strategy), (with a GPU) that kernel's registers, local (spill) bytes, shared memory and "
+                   "threads per block, and each GPU variant's tuning (register cap, blocks of both strategies, the GPU "
+                   "architecture it was measured on)"},
+                  action, [json](const CLI::App&) {
+                    const bool gpu = gpu_available();
+                    const std::vector<VariantInfo> infos = Registry::instance().list();
+                    return *json ? print_json(infos, gpu) : print_table(infos, gpu);
+                  });
   list->add_flag("--json", *json, "Print a JSON array, one object per variant, instead of the table");
-  list->callback([&action, json] {
-    action = [json] {
-      const bool gpu = gpu_available();
-      const std::vector<VariantInfo> infos = Registry::instance().list();
-      return *json ? print_json(infos, gpu) : print_table(infos, gpu);
-    };
-  });
 }
 
 }  // namespace fluxjac

@@ -22,6 +22,7 @@
 #include "part/part_writer.hpp"
 #include "util/error.hpp"
 #include "util/memory.hpp"
+#include "util/named_enum.hpp"
 #include "util/note.hpp"
 #include "util/output_paths.hpp"
 
@@ -168,18 +169,20 @@ int build_dual(const MeshDualOptions& options) {
 
 void add_gen_command(CLI::App& mesh, CommandAction& action) {
   auto options = std::make_shared<MeshGenOptions>();
-  CLI::App* gen = mesh.add_subcommand(
-      "gen",
-      "Generate a box mesh of N^3 hexahedra split into tetrahedra, prisms or a mix. The unit box is jittered; the "
-      "mix has prism layers near z = 0 and tetrahedra above, about 5.4 edges per node like the paper's wing-body "
-      "mesh. The file holds median-dual metrics, dual volumes, a node ordering, and a Mach 0.85 state with "
-      "stagnation and supersonic regions. "
-      "N = 100 with --kind mixed gives the paper's size (about 1M nodes, 6M edges).");
-  gen->add_option("--kind", options->kind, "cell kind: " + mesh_kind_names())->capture_default_str();
+  CLI::App* gen = add_command(
+      mesh,
+      {"gen",
+       "Generate a box mesh of N^3 hexahedra split into tetrahedra, prisms or a mix. The unit box is jittered; the "
+       "mix has prism layers near z = 0 and tetrahedra above, about 5.4 edges per node like the paper's wing-body "
+       "mesh. The file holds median-dual metrics, dual volumes, a node ordering, and a Mach 0.85 state with "
+       "stagnation and supersonic regions. "
+       "N = 100 with --kind mixed gives the paper's size (about 1M nodes, 6M edges)."},
+      action, [options](const CLI::App&) { return generate(*options); });
+  gen->add_option("--kind", options->kind, "cell kind: " + name_list<MeshKind>())->capture_default_str();
   gen->add_option("--n", options->spec.n, "hexahedra per direction: (N+1)^3 nodes")
       ->required()
       ->check(CLI::Range(1, 1200));
-  gen->add_option("--order", options->order, "node ordering: " + node_ordering_names() + " (reverse Cuthill-McKee)")
+  gen->add_option("--order", options->order, "node ordering: " + name_list<NodeOrdering>() + " (reverse Cuthill-McKee)")
       ->capture_default_str();
   gen->add_option("--jitter", options->spec.jitter, "random displacement of interior nodes, fraction of the spacing")
       ->check(CLI::Range(0.0, 0.449))
@@ -187,29 +190,34 @@ void add_gen_command(CLI::App& mesh, CommandAction& action) {
   gen->add_option("--seed", options->spec.seed, "random seed (jitter and random ordering)")->capture_default_str();
   gen->add_option("-o,--output", options->output, "output mesh file (.h5), written atomically")->required();
   gen->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
-  gen->callback([&action, options] { action = [options] { return generate(*options); }; });
 }
 
 void add_dual_command(CLI::App& mesh, CommandAction& action) {
   auto options = std::make_shared<MeshDualOptions>();
-  CLI::App* dual = mesh.add_subcommand(
-      "dual",
-      "Compute the median-dual edge mesh of an element mesh: edges, dual-face normals and areas (triangles of edge "
-      "midpoint, face centroid and cell centroid; quadrilateral faces split the same way by both cells), dual "
-      "volumes, an optional node reordering, a state, and the boundary-node flags. The input is a "
-      "fluxjac-element-mesh HDF5 file (docs/formats.md) of tetrahedra, pyramids, prisms and hexahedra in any mix; "
-      "scripts/import_mesh.py writes one from Gmsh, SU2, CGNS, VTK, Medit and other meshes. Edge orientation "
-      "(L < R) does not depend on the cell numbering; an inverted or degenerate cell is an error naming the cell.");
+  CLI::App* dual = add_command(
+      mesh,
+      {"dual",
+       "Compute the median-dual edge mesh of an element mesh: edges, dual-face normals and areas (triangles of edge "
+       "midpoint, face centroid and cell centroid; quadrilateral faces split the same way by both cells), dual "
+       "volumes, an optional node reordering, a state, and the boundary-node flags. The input is a "
+       "fluxjac-element-mesh HDF5 file (docs/formats.md) of tetrahedra, pyramids, prisms and hexahedra in any mix; "
+       "scripts/import_mesh.py writes one from Gmsh, SU2, CGNS, VTK, Medit and other meshes. Edge orientation "
+       "(L < R) does not depend on the cell numbering; an inverted or degenerate cell is an error naming the cell.",
+       "Example (wing.msh from gmsh, e.g. scripts/make_wing_mesh.sh --keep):\n"
+       "  /usr/bin/python3 scripts/import_mesh.py wing.msh -o wing-elements.h5\n"
+       "  fluxjac mesh dual wing-elements.h5 --order rcm --mach 0.8 --alpha 2.5 -o wing.h5\n"
+       "  fluxjac info wing.h5"},
+      action, [options](const CLI::App&) { return build_dual(*options); });
   dual->add_option("elements", options->input, "input element mesh (.h5, format fluxjac-element-mesh)")->required();
   dual->add_option("-o,--output", options->output, "output edge mesh (.h5, docs/formats.md), written atomically")
       ->required();
   dual->add_option(
           "--order", options->order,
-          "node ordering: " + node_ordering_names() + " (natural: as in the input; rcm: reverse Cuthill-McKee)")
+          "node ordering: " + name_list<NodeOrdering>() + " (natural: as in the input; rcm: reverse Cuthill-McKee)")
       ->capture_default_str();
   dual->add_option("--seed", options->seed, "random seed of --order random")->capture_default_str();
   dual->add_option("--state", options->state,
-                   "flow state to store, " + dual_state_names() +
+                   "flow state to store, " + name_list<DualState>() +
                        ": freestream (uniform, rho = 1, p = 1/gamma, set by --mach --alpha --beta), input (the "
                        "file's /elements/state/Q, renumbered with the nodes) or none; default: input when the file "
                        "has a state, else freestream");
@@ -226,22 +234,18 @@ void add_dual_command(CLI::App& mesh, CommandAction& action) {
           ->check(CLI::Range(-90.0, 90.0))
           ->capture_default_str();
   dual->add_flag("-q,--quiet", options->quiet, "no progress on stderr");
-  dual->footer(
-      "Example (wing.msh from gmsh, e.g. scripts/make_wing_mesh.sh --keep):\n"
-      "  /usr/bin/python3 scripts/import_mesh.py wing.msh -o wing-elements.h5\n"
-      "  fluxjac mesh dual wing-elements.h5 --order rcm --mach 0.8 --alpha 2.5 -o wing.h5\n"
-      "  fluxjac info wing.h5");
-  dual->callback([&action, options] { action = [options] { return build_dual(*options); }; });
 }
 
 }  // namespace
 
 void add_mesh_command(CLI::App& app, CommandAction& action) {
-  CLI::App* mesh = app.add_subcommand(
-      "mesh",
-      "Make edge meshes (gen, dual, partition): 'gen' builds box meshes, 'dual' the edge mesh of an element mesh, "
-      "'partition' splits an edge mesh into parts for a run on many ranks. Each has its own help, e.g. 'fluxjac mesh "
-      "partition --help'.");
+  CLI::App* mesh = add_command(
+      app,
+      {"mesh",
+       "Make edge meshes (gen, dual, partition): 'gen' builds box meshes, 'dual' the edge mesh of an element mesh, "
+       "'partition' splits an edge mesh into parts for a run on many ranks. Each has its own help, e.g. 'fluxjac mesh "
+       "partition --help'."},
+      action, nullptr);
   mesh->require_subcommand(1);
   add_gen_command(*mesh, action);
   add_dual_command(*mesh, action);

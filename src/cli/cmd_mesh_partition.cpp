@@ -59,38 +59,36 @@ int partition_command(const PartitionRequest& request) {
 
 void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   auto request = std::make_shared<PartitionRequest>();
-  CLI::App* partition = mesh.add_subcommand(
-      "partition",
-      "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
-      "weighted by 1 + degree, minimum edge cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
-      "on all ranks, each reading and writing only its slices (the input then needs a state). Nodes renumbered so that "
-      "each part owns a contiguous range (in the "
-      "order they had), edges sorted by the part of their L node, each part's ghost nodes and halo edges listed. "
-      "The output is an ordinary edge mesh (every command reads it) plus the group /partition (docs/formats.md), "
-      "whose original_node maps back to the input numbering. Prints per part the owned nodes and edges, the halo "
-      "edges (owned elsewhere, needed by its rows), ghosts and cut edges, then the edge cut and the imbalance.");
+  auto strategy = std::make_shared<std::string>("default");
+  CLI::App* partition = add_command(
+      mesh,
+      {"partition",
+       "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
+       "weighted by 1 + degree, minimum edge cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
+       "on all ranks, each reading and writing only its slices (the input then needs a state). Nodes renumbered so "
+       "that each part owns a contiguous range (in the order they had), edges sorted by the part of their L node, each "
+       "part's ghost nodes and halo edges listed. The output is an ordinary edge mesh (every command reads it) plus "
+       "the group /partition (docs/formats.md), whose original_node maps back to the input numbering. Prints per part "
+       "the owned nodes and edges, the halo edges (owned elsewhere, needed by its rows), ghosts and cut edges, then "
+       "the edge cut and the imbalance.",
+       "Example:\n"
+       "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"
+       "  fluxjac mesh partition box.h5 --parts 4 -o box-4.h5\n"
+       "  fluxjac info box-4.h5"},
+      action, [request, strategy](const CLI::App&) {
+        request->strategy = parse_named<ScotchStrategy>(*strategy, "PT-Scotch strategy");
+        return partition_command(*request);
+      });
   partition->add_option("mesh", request->input, "input edge mesh (.h5, partitioned or not)")->required();
   partition->add_option("--parts", request->parts, "number of parts (ranks): 1 to the number of nodes")->required();
   partition->add_option("--state", request->state,
                         "a separate state file to renumber into the output (default: the input's own state, if any)");
   partition->add_option("-o,--output", request->output, "output edge mesh (.h5), written atomically")->required();
-  auto strategy = std::make_shared<std::string>("default");
   partition
       ->add_option("--scotch-strategy", *strategy,
                    fmt::format("PT-Scotch's strategy under mpirun: {} (default: default; one process uses METIS)",
-                               scotch_strategy_names()))
+                               name_list<ScotchStrategy>()))
       ->option_text("NAME");
-  partition->footer(
-      "Example:\n"
-      "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"
-      "  fluxjac mesh partition box.h5 --parts 4 -o box-4.h5\n"
-      "  fluxjac info box-4.h5");
-  partition->callback([&action, request, strategy] {
-    action = [request, strategy] {
-      request->strategy = parse_scotch_strategy(*strategy);
-      return partition_command(*request);
-    };
-  });
 }
 
 }  // namespace fluxjac

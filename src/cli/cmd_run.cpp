@@ -86,14 +86,32 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
 
 void add_run_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* run_app = app.add_subcommand(
-      "run",
-      "Assemble the Jacobian of a mesh and state with one or more variants, time it (CUDA events for GPU "
-      "variants) and validate it against the CPU reference or a stored Jacobian. Prints progress on stderr and a "
-      "table on stdout; writes CSV/JSON and the Jacobian on request. 'run' is a 'bench' sweep of one mesh: the "
-      "case options are the same. Exit code 1 when a validation fails, 3 when a variant asked for by name "
-      "cannot run here (a GPU variant without a CUDA device) or no case runs, 4 when a case fails with a run-time "
-      "error.");
+  CLI::App* run_app = add_command(
+      app,
+      {"run",
+       "Assemble the Jacobian of a mesh and state with one or more variants, time it (CUDA events for GPU "
+       "variants) and validate it against the CPU reference or a stored Jacobian. Prints progress on stderr and a "
+       "table on stdout; writes CSV/JSON and the Jacobian on request. 'run' is a 'bench' sweep of one mesh: the "
+       "case options are the same. Exit code 1 when a validation fails, 3 when a variant asked for by name "
+       "cannot run here (a GPU variant without a CUDA device) or no case runs, 4 when a case fails with a run-time "
+       "error.",
+       "Examples:\n"
+       "  fluxjac run --mesh box.h5                                   # the CPU reference, validated\n"
+       "  fluxjac run --mesh box.h5 --variant all --json runs.json    # every variant this machine can run\n"
+       "  fluxjac run --mesh box.h5 --variant reference -o ref.h5\n"
+       "  fluxjac run --mesh box.h5 --variant hd --reference ref.h5   # needs a GPU\n"
+       "  fluxjac run --config configs/default.toml --reps 3\n"
+       "  mpirun -np 4 fluxjac run --mesh box.h5 --variant all -o J.h5  # one rank per GPU: J-hd.h5, ..."},
+      action, [options](const CLI::App& command) {  // its --config file is applied already (cli/command_intent.hpp)
+        const std::vector<InputPath> inputs{{"--config", config_file_path(command)},
+                                            {"--mesh", options->mesh},
+                                            {"--state", options->sweep.state},
+                                            {"--reference", options->sweep.reference}};
+        check_output_paths(inputs, {{"--output", options->output},
+                                    {"--csv", options->reports.csv, true},
+                                    {"--json", options->reports.json, true}});
+        return run(*options, inputs);
+      });
   add_config_option(*run_app);
   run_app->add_option("--mesh", options->mesh,
                       "edge mesh file (.h5, format fluxjac-edge-mesh) or a generator spec kind:n:order[:seed] "
@@ -113,26 +131,6 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                       "write results and device/build metadata as JSON ('-': standard output, the table then goes "
                       "to stderr)");
   run_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
-  run_app->footer(
-      "Examples:\n"
-      "  fluxjac run --mesh box.h5                                   # the CPU reference, validated\n"
-      "  fluxjac run --mesh box.h5 --variant all --json runs.json    # every variant this machine can run\n"
-      "  fluxjac run --mesh box.h5 --variant reference -o ref.h5\n"
-      "  fluxjac run --mesh box.h5 --variant hd --reference ref.h5   # needs a GPU\n"
-      "  fluxjac run --config configs/default.toml --reps 3\n"
-      "  mpirun -np 4 fluxjac run --mesh box.h5 --variant all -o J.h5  # one rank per GPU: J-hd.h5, ...");
-  run_app->callback([&action, options, run_app] {
-    action = [options, run_app] {  // its --config file is applied already (cli/command_intent.hpp)
-      const std::vector<InputPath> inputs{{"--config", config_file_path(*run_app)},
-                                          {"--mesh", options->mesh},
-                                          {"--state", options->sweep.state},
-                                          {"--reference", options->sweep.reference}};
-      check_output_paths(inputs, {{"--output", options->output},
-                                  {"--csv", options->reports.csv, true},
-                                  {"--json", options->reports.json, true}});
-      return run(*options, inputs);
-    };
-  });
 }
 
 }  // namespace fluxjac

@@ -1,12 +1,11 @@
 // fluxjac — block-CSR sparsity pattern with the edge-to-slot map, and the assembled Jacobian.
 #pragma once
 
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
 #include "types.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -31,9 +30,9 @@ struct JacobianPattern {
 enum class Orientation { kA, kTransposed };
 
 /// "A" or "A^T": the names the Jacobian file, the bench records and the messages use.
-const char* to_string(Orientation orientation);
-/// The orientation named "A" or "A^T"; nullopt for any other text.
-std::optional<Orientation> parse_orientation(const std::string& text);
+inline constexpr NamedValue<Orientation> kOrientationNames[] = {{Orientation::kA, "A"},
+                                                                {Orientation::kTransposed, "A^T"}};
+constexpr const auto& names_of(Orientation) { return kOrientationNames; }
 
 /// \brief Node assembly: per pattern entry (i, j), the slot its computed block goes to: the slot of (j, i) in A (the
 /// block belongs to column i of A), the entry's own slot in A^T (kernels/assembly/orientation.hpp has the rest of

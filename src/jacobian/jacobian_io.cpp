@@ -164,7 +164,7 @@ JacobianFileInfo read_attributes(const h5::File& file, int format_version) {
          "\"A^T\")",
          file.name(), kGroup, format_version);
   if (orientation) {
-    const std::optional<Orientation> parsed = parse_orientation(*orientation);
+    const std::optional<Orientation> parsed = find_named<Orientation>(*orientation);
     if (!parsed)
       fail(ExitCode::kInvalidInput, "{}: {}: attribute \"orientation\" is \"{}\", expected \"A\" or \"A^T\"",
            file.name(), kGroup, *orientation);

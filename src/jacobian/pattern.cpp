@@ -46,14 +46,6 @@ JacobianPattern JacobianPattern::build(const EdgeMesh& mesh) {
   return pattern;
 }
 
-const char* to_string(Orientation orientation) { return orientation == Orientation::kA ? "A" : "A^T"; }
-
-std::optional<Orientation> parse_orientation(const std::string& text) {
-  if (text == "A") return Orientation::kA;
-  if (text == "A^T") return Orientation::kTransposed;
-  return std::nullopt;
-}
-
 std::vector<block_offset> node_entry_targets(const JacobianPattern& pattern, Orientation orientation) {
   std::vector<block_offset> targets(static_cast<std::size_t>(pattern.nnz()));
   if (orientation == Orientation::kTransposed) {

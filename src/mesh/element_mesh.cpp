@@ -25,20 +25,6 @@ std::optional<CellRef> first_cell_with(const ElementMesh& elements, node_index n
 
 }  // namespace
 
-const char* to_string(CellType type) {
-  switch (type) {
-    case CellType::kTetrahedron:
-      return "tetrahedron";
-    case CellType::kPyramid:
-      return "pyramid";
-    case CellType::kPrism:
-      return "prism";
-    case CellType::kHexahedron:
-      return "hexahedron";
-  }
-  return "cell";
-}
-
 CellRef cell_at(const ElementMesh& elements, std::int64_t id) {
   std::int64_t first = 0;
   for (const CellType type : kCellTypes) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "types.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -14,9 +15,12 @@ namespace fluxjac {
 enum class CellType { kTetrahedron, kPyramid, kPrism, kHexahedron };
 inline constexpr CellType kCellTypes[4] = {CellType::kTetrahedron, CellType::kPyramid, CellType::kPrism,
                                            CellType::kHexahedron};
-
-/// \brief Lower-case name of a cell type, for messages.
-const char* to_string(CellType type);
+/// Lower-case names of the cell types, for messages.
+inline constexpr NamedValue<CellType> kCellTypeNames[] = {{CellType::kTetrahedron, "tetrahedron"},
+                                                          {CellType::kPyramid, "pyramid"},
+                                                          {CellType::kPrism, "prism"},
+                                                          {CellType::kHexahedron, "hexahedron"}};
+constexpr const auto& names_of(CellType) { return kCellTypeNames; }
 
 // ---- the reference cells ----------------------------------------------------------------------------------
 inline constexpr int kMaxCellVertices = 8;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -14,7 +13,6 @@
 #include "physics/gas.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
-#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -255,25 +253,7 @@ constexpr double kProgramBytes = 16.0 * 1024 * 1024;
 /// the peak resident set is 5% above the live arrays.
 constexpr double kAllocatorSlack = 1.1;
 
-constexpr std::initializer_list<MeshKind> kMeshKinds = {MeshKind::kTet, MeshKind::kPrism, MeshKind::kMixed};
-
 }  // namespace
-
-const char* to_string(MeshKind kind) {
-  switch (kind) {
-    case MeshKind::kTet:
-      return "tet";
-    case MeshKind::kPrism:
-      return "prism";
-    case MeshKind::kMixed:
-      return "mixed";
-  }
-  return "?";
-}
-
-MeshKind parse_mesh_kind(const std::string& text) { return parse_named(text, kMeshKinds, "kind"); }
-
-std::string mesh_kind_names() { return name_list(kMeshKinds); }
 
 double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts) {
   BoxMeshSizes size = box_mesh_sizes(spec);

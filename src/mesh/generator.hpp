@@ -24,6 +24,7 @@
 #include "mesh/ordering.hpp"
 #include "mesh/progress.hpp"
 #include "util/memory.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -33,13 +34,12 @@ class File;
 
 /// How the hexahedra of a box mesh are split.
 enum class MeshKind { kTet, kPrism, kMixed };
+inline constexpr NamedValue<MeshKind> kMeshKindNames[] = {
+    {MeshKind::kTet, "tet"}, {MeshKind::kPrism, "prism"}, {MeshKind::kMixed, "mixed"}};
+constexpr const auto& names_of(MeshKind) { return kMeshKindNames; }
 
-/// \brief "tet", "prism" or "mixed".
-const char* to_string(MeshKind kind);
 /// \brief The kind named `text`; Error(kUsage) "unknown kind 'TEXT': use tet, prism or mixed" otherwise.
-MeshKind parse_mesh_kind(const std::string& text);
-/// \brief "tet, prism or mixed", for help texts.
-std::string mesh_kind_names();
+inline MeshKind parse_mesh_kind(const std::string& text) { return parse_named<MeshKind>(text, "kind"); }
 
 /// What box mesh to build.
 struct BoxMeshSpec {

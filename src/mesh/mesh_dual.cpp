@@ -1,18 +1,14 @@
 #include "mesh/mesh_dual.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 #include <utility>
 #include <vector>
 
 #include "mesh/element_boundary.hpp"
 #include "util/error.hpp"
-#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
-
-constexpr std::initializer_list<DualState> kDualStates = {DualState::kFreestream, DualState::kInput, DualState::kNone};
 
 /// Runs a check of the element mesh; its error gets the file name in front.
 template <class Step>
@@ -25,22 +21,6 @@ auto naming_the_file(const std::string& path, Step&& step) {
 }
 
 }  // namespace
-
-const char* to_string(DualState state) {
-  switch (state) {
-    case DualState::kFreestream:
-      return "freestream";
-    case DualState::kInput:
-      return "input";
-    case DualState::kNone:
-      return "none";
-  }
-  return "?";
-}
-
-DualState parse_dual_state(const std::string& text) { return parse_named(text, kDualStates, "state"); }
-
-std::string dual_state_names() { return name_list(kDualStates); }
 
 DualState choose_dual_state(const std::optional<DualState>& requested, const ElementMeshFile& file,
                             const std::string& path) {

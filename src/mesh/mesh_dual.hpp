@@ -14,18 +14,18 @@
 #include "mesh/freestream.hpp"
 #include "mesh/ordering.hpp"
 #include "mesh/progress.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
 /// Where the state of the edge mesh comes from.
 enum class DualState { kFreestream, kInput, kNone };
+inline constexpr NamedValue<DualState> kDualStateNames[] = {
+    {DualState::kFreestream, "freestream"}, {DualState::kInput, "input"}, {DualState::kNone, "none"}};
+constexpr const auto& names_of(DualState) { return kDualStateNames; }
 
-/// \brief "freestream", "input" or "none".
-const char* to_string(DualState state);
 /// \brief The state source named `text`; Error(kUsage) "unknown state 'TEXT': use freestream, input or none".
-DualState parse_dual_state(const std::string& text);
-/// \brief "freestream, input or none", for help texts.
-std::string dual_state_names();
+inline DualState parse_dual_state(const std::string& text) { return parse_named<DualState>(text, "state"); }
 
 /// \brief The state source to use: `requested`, or by default the file's state when it has one, else a
 /// freestream. Error(kUsage) naming `path` when the input state is asked for and the file has none.

@@ -7,7 +7,6 @@
 
 #include "util/bucket_sort.hpp"
 #include "util/error.hpp"
-#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -97,26 +96,7 @@ node_index pseudo_peripheral_node(LevelSearch& levels, node_index start) {
   }
 }
 
-constexpr std::initializer_list<NodeOrdering> kNodeOrderings = {NodeOrdering::kNatural, NodeOrdering::kRandom,
-                                                                NodeOrdering::kRcm};
-
 }  // namespace
-
-const char* to_string(NodeOrdering ordering) {
-  switch (ordering) {
-    case NodeOrdering::kNatural:
-      return "natural";
-    case NodeOrdering::kRandom:
-      return "random";
-    case NodeOrdering::kRcm:
-      return "rcm";
-  }
-  return "?";
-}
-
-NodeOrdering parse_node_ordering(const std::string& text) { return parse_named(text, kNodeOrderings, "order"); }
-
-std::string node_ordering_names() { return name_list(kNodeOrderings); }
 
 void reorder_nodes(EdgeMesh& mesh, FlowState* state, std::vector<std::uint8_t>* node_flags, NodeOrdering ordering,
                    std::uint64_t seed) {

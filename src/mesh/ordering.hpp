@@ -11,18 +11,18 @@
 
 #include "mesh/edge_mesh.hpp"
 #include "types.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
 /// The node orderings `fluxjac mesh gen`, `fluxjac mesh dual` and the benchmark's mesh specs offer.
 enum class NodeOrdering { kNatural, kRandom, kRcm };
+inline constexpr NamedValue<NodeOrdering> kNodeOrderingNames[] = {
+    {NodeOrdering::kNatural, "natural"}, {NodeOrdering::kRandom, "random"}, {NodeOrdering::kRcm, "rcm"}};
+constexpr const auto& names_of(NodeOrdering) { return kNodeOrderingNames; }
 
-/// \brief "natural", "random" or "rcm".
-const char* to_string(NodeOrdering ordering);
 /// \brief The ordering named `text`; Error(kUsage) "unknown order 'TEXT': use natural, random or rcm" otherwise.
-NodeOrdering parse_node_ordering(const std::string& text);
-/// \brief "natural, random or rcm", for help texts.
-std::string node_ordering_names();
+inline NodeOrdering parse_node_ordering(const std::string& text) { return parse_named<NodeOrdering>(text, "order"); }
 
 /// \brief Renumbers a mesh into an ordering (natural keeps it as it is) with renumber_nodes; the state and the
 /// per-node flags, when given, move with their nodes. `seed` chooses the random permutation.

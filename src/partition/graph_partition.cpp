@@ -12,7 +12,6 @@
 #endif
 
 #include "util/error.hpp"
-#include "util/named_enum.hpp"
 
 namespace fluxjac {
 namespace {
@@ -24,13 +23,9 @@ constexpr int kSeed = 1;
 /// The load imbalance the strategy allows: parts within 5% of the mean vertex weight.
 constexpr double kImbalance = 0.05;
 
-constexpr std::initializer_list<ScotchStrategy> kScotchStrategies = {ScotchStrategy::kDefault, ScotchStrategy::kQuality,
-                                                                     ScotchStrategy::kSpeed, ScotchStrategy::kBalance};
-/// Each strategy's name and PT-Scotch's name of its flag, in the order of ScotchStrategy.
-constexpr const char* kStrategyNames[][2] = {{"default", "SCOTCH_STRATDEFAULT"},
-                                             {"quality", "SCOTCH_STRATQUALITY"},
-                                             {"speed", "SCOTCH_STRATSPEED"},
-                                             {"balance", "SCOTCH_STRATBALANCE"}};
+/// PT-Scotch's name of each strategy's flag, in the order of ScotchStrategy.
+constexpr const char* kStrategyFlagNames[] = {"SCOTCH_STRATDEFAULT", "SCOTCH_STRATQUALITY", "SCOTCH_STRATSPEED",
+                                              "SCOTCH_STRATBALANCE"};
 
 #if FLUXJAC_WITH_PTSCOTCH
 /// PT-Scotch's flag of each strategy, in the order of ScotchStrategy.
@@ -159,14 +154,6 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
 
 }  // namespace
 
-const char* to_string(ScotchStrategy strategy) { return kStrategyNames[static_cast<int>(strategy)][0]; }
-
-ScotchStrategy parse_scotch_strategy(const std::string& text) {
-  return parse_named(text, kScotchStrategies, "PT-Scotch strategy");
-}
-
-std::string scotch_strategy_names() { return name_list(kScotchStrategies); }
-
 bool ptscotch_available() {
 #if FLUXJAC_WITH_PTSCOTCH
   return true;
@@ -182,7 +169,7 @@ std::string ptscotch_method(ScotchStrategy strategy) {
   return fmt::format(
       "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy {}, imbalance {}) on the node graph read by slices: vertex "
       "weight 1 + degree, unweighted edges, deterministic, seed {}",
-      version, release, patch, kStrategyNames[static_cast<int>(strategy)][1], kImbalance, kSeed);
+      version, release, patch, kStrategyFlagNames[static_cast<int>(strategy)], kImbalance, kSeed);
 #else
   static_cast<void>(strategy);
   return "PT-Scotch (not in this build)";

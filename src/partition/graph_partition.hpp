@@ -11,18 +11,18 @@
 
 #include "partition/partition.hpp"
 #include "ranks/communicator.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
 /// \brief PT-Scotch's partitioning strategy (SCOTCH_stratDgraphMapBuild's flag): the library's default, or its
 /// quality, speed or balance presets (SCOTCH_STRATQUALITY, SCOTCH_STRATSPEED, SCOTCH_STRATBALANCE).
 enum class ScotchStrategy { kDefault, kQuality, kSpeed, kBalance };
-/// "default", "quality", "speed", "balance".
-const char* to_string(ScotchStrategy strategy);
-/// Error(kUsage) naming the strategies for any other text.
-ScotchStrategy parse_scotch_strategy(const std::string& text);
-/// "default, quality, speed or balance".
-std::string scotch_strategy_names();
+inline constexpr NamedValue<ScotchStrategy> kScotchStrategyNames[] = {{ScotchStrategy::kDefault, "default"},
+                                                                      {ScotchStrategy::kQuality, "quality"},
+                                                                      {ScotchStrategy::kSpeed, "speed"},
+                                                                      {ScotchStrategy::kBalance, "balance"}};
+constexpr const auto& names_of(ScotchStrategy) { return kScotchStrategyNames; }
 
 /// \brief True when this build can call PT-Scotch (CMake found its 64-bit build and MPI: FLUXJAC_PTSCOTCH).
 bool ptscotch_available();

@@ -6,57 +6,10 @@
 #include <fmt/ranges.h>
 
 #include "util/error.hpp"
-#include "util/named_enum.hpp"
 #include "util/nearest_name.hpp"
 #include "util/text.hpp"
 
 namespace fluxjac {
-
-const char* to_string(Backend backend) { return backend == Backend::kCpu ? "cpu" : "cuda"; }
-
-const char* to_string(Seeding seeding) {
-  switch (seeding) {
-    case Seeding::kSeededPrimitive:
-      return "seeded (Alg. 3)";
-    case Seeding::kDirectConservative:
-      return "direct (Alg. 4)";
-    case Seeding::kAnalytic:
-      return "analytic";
-  }
-  return "?";
-}
-
-const char* to_string(AssemblyMode mode) {
-  switch (mode) {
-    case AssemblyMode::kFull:
-      return "full";
-    case AssemblyMode::kComputeOnly:
-      return "compute-only";
-    case AssemblyMode::kScatterOnly:
-      return "scatter-only";
-  }
-  return "?";
-}
-
-AssemblyMode parse_assembly_mode(const std::string& text) {
-  return parse_named(text, {AssemblyMode::kFull, AssemblyMode::kComputeOnly, AssemblyMode::kScatterOnly}, "mode");
-}
-
-const char* to_string(AssemblyStrategy strategy) {
-  switch (strategy) {
-    case AssemblyStrategy::kAuto:
-      return "auto";
-    case AssemblyStrategy::kEdge:
-      return "edge";
-    case AssemblyStrategy::kNode:
-      return "node";
-  }
-  return "?";
-}
-
-AssemblyStrategy parse_assembly_strategy(const std::string& text) {
-  return parse_named(text, {AssemblyStrategy::kAuto, AssemblyStrategy::kEdge, AssemblyStrategy::kNode}, "assembly");
-}
 
 Registry& Registry::instance() {
   static Registry registry;

@@ -14,25 +14,41 @@
 #include "mesh/edge_mesh.hpp"
 #include "registry/stopwatch.hpp"
 #include "registry/variant_work.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
 enum class Backend { kCpu, kCuda };
+inline constexpr NamedValue<Backend> kBackendNames[] = {{Backend::kCpu, "cpu"}, {Backend::kCuda, "cuda"}};
+constexpr const auto& names_of(Backend) { return kBackendNames; }
+
 /// How derivative seeds are set (docs/design.md, "Two ways to get dF/dQ: seeded and direct").
 enum class Seeding { kSeededPrimitive, kDirectConservative, kAnalytic };
+inline constexpr NamedValue<Seeding> kSeedingNames[] = {{Seeding::kSeededPrimitive, "seeded (Alg. 3)"},
+                                                        {Seeding::kDirectConservative, "direct (Alg. 4)"},
+                                                        {Seeding::kAnalytic, "analytic"}};
+constexpr const auto& names_of(Seeding) { return kSeedingNames; }
+
 /// What the timed region contains (the paper's Table IV split).
 enum class AssemblyMode { kFull, kComputeOnly, kScatterOnly };
+inline constexpr NamedValue<AssemblyMode> kAssemblyModeNames[] = {{AssemblyMode::kFull, "full"},
+                                                                  {AssemblyMode::kComputeOnly, "compute-only"},
+                                                                  {AssemblyMode::kScatterOnly, "scatter-only"}};
+constexpr const auto& names_of(AssemblyMode) { return kAssemblyModeNames; }
+/// \brief The mode named `text`; Error(kUsage) "unknown mode 'TEXT': use full, compute-only or scatter-only".
+inline AssemblyMode parse_assembly_mode(const std::string& text) { return parse_named<AssemblyMode>(text, "mode"); }
+
 /// How GPU variants assemble (docs/tuning.md, "Edge and node assembly"): per edge with atomics into Adiag (the
 /// paper's design), or per node, where each node sums its incident edges' outward-flux derivatives: no atomics.
 /// kAuto is each variant's measured-fastest one (VariantInfo::preferred_assembly).
 enum class AssemblyStrategy { kAuto, kEdge, kNode };
-
-const char* to_string(Backend backend);
-const char* to_string(Seeding seeding);
-const char* to_string(AssemblyMode mode);
-AssemblyMode parse_assembly_mode(const std::string& text);
-const char* to_string(AssemblyStrategy strategy);
-AssemblyStrategy parse_assembly_strategy(const std::string& text);
+inline constexpr NamedValue<AssemblyStrategy> kAssemblyStrategyNames[] = {
+    {AssemblyStrategy::kAuto, "auto"}, {AssemblyStrategy::kEdge, "edge"}, {AssemblyStrategy::kNode, "node"}};
+constexpr const auto& names_of(AssemblyStrategy) { return kAssemblyStrategyNames; }
+/// \brief The strategy named `text`; Error(kUsage) "unknown assembly 'TEXT': use auto, edge or node".
+inline AssemblyStrategy parse_assembly_strategy(const std::string& text) {
+  return parse_named<AssemblyStrategy>(text, "assembly");
+}
 
 /// \brief A GPU variant's tuning, measured on one GPU architecture (CUB's per-architecture policies): the register cap
 /// its kernels are compiled with, the thread blocks of both assembly strategies and the strategy `--assembly auto`
