@@ -82,8 +82,8 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
         "SCOTCH_contextOptionSetNum(RANDOMFIXEDSEED)");
   check(SCOTCH_contextRandomClone(&run.context), "SCOTCH_contextRandomClone");
   // One thread per rank: the ranks are the parallelism. PT-Scotch's default, a thread per core the rank may run on,
-  // oversubscribes the cores of ranks that are not bound to their own (mpirun --bind-to none): 12.4 s instead of
-  // 2.7 s for the paper-size mesh on 2 ranks of an H200 node (docs/performance.md, "Partitioning").
+  // took 12.4 s instead of 2.0 s for the paper-size mesh on 2 unbound ranks of an H200 node, and even two threads
+  // per rank 10.7 s (docs/performance.md, "Partitioning"; docs/tuning.md, "PT-Scotch's strategies and threads").
   check(SCOTCH_contextThreadSpawn(&run.context, 1, nullptr), "SCOTCH_contextThreadSpawn");
   SCOTCH_contextRandomSeed(&run.context, kSeed);
 
