@@ -769,12 +769,12 @@ TEST(PartitionChecks, AHaloEdgeThatIsNotThePartsOwnIsNamedByItsIndex) {
   };
   for (const auto& [replacement, fragment] : std::vector<std::pair<std::int64_t, std::string>>{
            {first_edge_inside(1), "is part 1's own"}, {first_edge_inside(0), "belongs to part 0"}}) {
-    PartPiece halo{1, at, {layout.halo_edges.begin() + at, layout.halo_edges.begin() + layout.halo_edge_offsets[2]}};
+    ListPiece halo{1, at, {layout.halo_edges.begin() + at, layout.halo_edges.begin() + layout.halo_edge_offsets[2]}};
     halo.values[0] = replacement;
     std::sort(halo.values.begin(), halo.values.end());
     const std::int64_t index =
         at + (std::find(halo.values.begin(), halo.values.end(), replacement) - halo.values.begin());
-    HeldEdges held;
+    EdgeEnds held;
     held.range_ends = range_ends(mesh, layout.edge_offsets[1], layout.edge_offsets[2]);
     for (const std::int64_t e : halo.values) held.halo_ends.insert(held.halo_ends.end(), {mesh.left(e), mesh.right(e)});
     expect_invalid([&] { check_held_edges(file.path, layout.node_offsets, layout.edge_offsets, halo, held); },

@@ -142,7 +142,7 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
   // The part: every edge with an owned end, in file ids, turned so that L < R, sorted by (L, R): counted into one
   // bucket per L (the held nodes in file order: the owned ids are one range, the ghosts few), then sorted by R within
   // each bucket. Linear in the edges, where one sort of them all took most of this step.
-  PartPieces own;
+  FilePart own;
   own.global_nodes = node_offsets.back();
   own.owned.resize(static_cast<std::size_t>(n_owned));
   std::iota(own.owned.begin(), own.owned.end(), first_owned);

@@ -9,8 +9,8 @@
 
 #include "mesh/mesh_io.hpp"
 #include "part/distributed_generator.hpp"
+#include "part/file_part.hpp"
 #include "part/held_ids.hpp"
-#include "part/part_pieces.hpp"
 #include "part/slice_partition.hpp"
 #include "partition/graph_partition.hpp"
 #include "partition/partition.hpp"
@@ -92,7 +92,7 @@ HaloPlan plan_halo(const Communicator& comm, const std::vector<std::int64_t>& gl
 
 /// Builds the local numbering, mesh and owned states from the pieces (no collective: a rank that fails here meets
 /// the others in their next collective). The ghosts and their owners stay in pieces for the halo plan.
-LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::string source) {
+LocalPart build_local_part(const Communicator& comm, FilePart& pieces, std::string source) {
   LocalPart part;
   RankLayout& layout = part.layout;
   layout.global_nodes = pieces.global_nodes;
@@ -130,7 +130,7 @@ LocalPart build_local_part(const Communicator& comm, PartPieces& pieces, std::st
 /// every edge at both ends (check_edge_coverage: whichever path made them, a part that misses an edge of its nodes
 /// would assemble a wrong row), the halo plan and the ghost states. What fails on one rank (a bad piece, an
 /// allocation) reaches the others in their next collective.
-LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string source, const std::string& mesh_file) {
+LocalPart assemble_part(const Communicator& comm, FilePart pieces, std::string source, const std::string& mesh_file) {
   LocalPart part = build_local_part(comm, pieces, std::move(source));
   const std::vector<std::vector<std::int64_t>> asked = ghosts_by_owner(comm, pieces.ghosts, pieces.ghost_owner);
 
@@ -147,7 +147,7 @@ LocalPart assemble_part(const Communicator& comm, PartPieces pieces, std::string
 
 /// Rows start where the owned nodes' degrees put them: a partitioned file's parts own consecutive rows, so a
 /// rank's first row starts after the rows of the ranks before it.
-std::vector<std::int64_t> consecutive_row_starts(const Communicator& comm, const PartPieces& pieces) {
+std::vector<std::int64_t> consecutive_row_starts(const Communicator& comm, const FilePart& pieces) {
   std::vector<std::int64_t> degree(pieces.owned.size(), 0);
   const std::int64_t first = pieces.owned.empty() ? 0 : pieces.owned.front();
   for (edge_index e = 0; e < pieces.edges.n_edges(); ++e)
@@ -163,9 +163,9 @@ std::vector<std::int64_t> consecutive_row_starts(const Communicator& comm, const
 
 /// What a rank reads of a file partitioned for the ranks, with what the checks that need the other ranks use.
 struct SliceRead {
-  PartPieces pieces;
-  PartSlice slice;
-  HeldEdges held;  ///< the edges of its range and its halo edges, as (L, R) in file numbering
+  FilePart pieces;
+  PartitionSlice slice;
+  EdgeEnds held;  ///< the edges of its range and its halo edges, as (L, R) in file numbering
 };
 
 /// Reads the rank's slices and checks what it can alone (partition_check.hpp): its offsets and lists, and that its
@@ -174,7 +174,7 @@ struct SliceRead {
 SliceRead read_part_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
   SliceRead read;
   read.slice = read_partition_part(mesh_file, comm.rank());
-  const PartSlice& slice = read.slice;
+  const PartitionSlice& slice = read.slice;
   // Rank 0 read the part count; a rank whose file says otherwise must not enter the exchange below with it.
   require_parts(mesh_file, slice.parts, comm.size());
   const std::int64_t r = comm.rank();
@@ -185,7 +185,7 @@ SliceRead read_part_slices(const Communicator& comm, const std::string& mesh_fil
   std::vector<std::int64_t> merged(edge_ids.size() + slice.halo.values.size());
   std::merge(edge_ids.begin(), edge_ids.end(), slice.halo.values.begin(), slice.halo.values.end(), merged.begin());
 
-  PartPieces& pieces = read.pieces;
+  FilePart& pieces = read.pieces;
   pieces.edges = read_edge_mesh_slice(mesh_file, merged, pieces.global_edges);
   pieces.global_nodes = pieces.edges.n_nodes;
   for (std::size_t k = 0; k < merged.size(); ++k) {
@@ -210,14 +210,14 @@ SliceRead read_part_slices(const Communicator& comm, const std::string& mesh_fil
 /// (one all-to-all), and compares what it receives with its halo list, then its ghosts with the nodes its edges
 /// reach. A rank that fails its reading or checking meets the others in the all-to-all or the next collective, and
 /// every rank throws the first failure of the lowest failing rank.
-PartPieces read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
+FilePart read_checked_slices(const Communicator& comm, const std::string& mesh_file, const std::string& state_file) {
   SliceRead read = read_part_slices(comm, mesh_file, state_file);
   // [rank]: the halo edges of this rank's range that rank must list
   const std::vector<std::vector<std::int64_t>> owed =
       halo_edges_by_part(read.slice.node_offsets, read.slice.edge_offsets[comm.rank()], read.held.range_ends);
 
   const std::vector<std::vector<std::int64_t>> given = comm.all_to_all(owed);
-  const PartSlice& slice = read.slice;
+  const PartitionSlice& slice = read.slice;
   std::vector<std::int64_t> halo;  // the ranks' edge ranges follow each other, so the pieces come ascending
   for (const std::vector<std::int64_t>& piece : given) halo.insert(halo.end(), piece.begin(), piece.end());
   check_piece_matches(mesh_file, partition_paths::kHaloEdges, slice.halo, halo, "halo edges");
@@ -257,7 +257,7 @@ LocalPart read_part(const Communicator& comm, const std::string& mesh_file, cons
   if (comm.is_root()) parts = partition_parts(mesh_file);
 
   comm.broadcast_bytes(&parts, sizeof parts);
-  PartPieces pieces;
+  FilePart pieces;
   std::string source;
   std::vector<SetupStep> steps;
   if (parts == comm.size()) {
@@ -290,7 +290,7 @@ LocalPart read_part(const Communicator& comm, const std::string& mesh_file, cons
 
 }  // namespace
 
-LocalPart part_from_pieces(const Communicator& comm, PartPieces pieces, const std::string& source,
+LocalPart part_from_pieces(const Communicator& comm, FilePart pieces, const std::string& source,
                            const std::string& name, const Note& note) {
   pieces.owned_row_start = consecutive_row_starts(comm, pieces);
   LocalPart part = assemble_part(comm, std::move(pieces), source, name);

@@ -19,7 +19,7 @@
 
 #include "mesh/edge_mesh.hpp"
 #include "mesh/generator.hpp"
-#include "part/part_pieces.hpp"
+#include "part/file_part.hpp"
 #include "partition/partition.hpp"
 #include "ranks/communicator.hpp"
 #include "ranks/setup_steps.hpp"
@@ -127,7 +127,7 @@ LocalPart make_part(const Communicator& comm, const PartSource& source, const No
 /// following the previous rank's (collective): local numbering, the check that the parts together hold every edge at
 /// both ends, the halo plan, the ghost states and the partition's figures; `source` names how the parts were made,
 /// `name` the mesh in messages; the partition line goes to note (rank 0).
-LocalPart part_from_pieces(const Communicator& comm, PartPieces pieces, const std::string& source,
+LocalPart part_from_pieces(const Communicator& comm, FilePart pieces, const std::string& source,
                            const std::string& name, const Note& note);
 
 /// \brief Exchanges packed rows with the plan's peers over MPI: `send` holds the states of send_nodes in order,

@@ -22,7 +22,7 @@ namespace {
 
 /// The rank's part renumbered: owned nodes first_new, first_new + 1, ... in file order; ghosts under the ids their
 /// owners give them; local ids ascending with the new ids (part/local_part.hpp), as the writer needs.
-LocalPart renumbered_part(const Communicator& comm, PartPieces& pieces, OwnedNodeData& data,
+LocalPart renumbered_part(const Communicator& comm, FilePart& pieces, OwnedNodeData& data,
                           std::vector<std::int64_t>& new_of_ghost_asked) {
   const auto n_owned = static_cast<std::int64_t>(pieces.owned.size());
   const std::int64_t first_new = comm.exclusive_sum(n_owned);

@@ -203,10 +203,10 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> parts_of_ends(co
 constexpr std::size_t kNodeRecord = 2 + kBlock;  // id, row start, state
 constexpr std::size_t kEdgeRecord = 9;           // id, L, R, part of L, part of R, normal, area
 
-PartPieces redistribute(const Communicator& comm, Slices& slices, const Graph& graph,
-                        const std::vector<std::int32_t>& part, OwnedNodeData& owned_data) {
+FilePart redistribute(const Communicator& comm, Slices& slices, const Graph& graph,
+                      const std::vector<std::int32_t>& part, OwnedNodeData& owned_data) {
   const auto ranks = static_cast<std::size_t>(comm.size());
-  PartPieces pieces;
+  FilePart pieces;
   pieces.global_nodes = slices.n_nodes;
   pieces.global_edges = slices.n_edges;
   pieces.gamma = slices.state.gamma;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "part/part_pieces.hpp"
+#include "part/file_part.hpp"
 #include "partition/graph_partition.hpp"
 #include "ranks/communicator.hpp"
 #include "ranks/setup_steps.hpp"
@@ -29,7 +29,7 @@ struct OwnedNodeData {
 
 /// What each rank has after the parallel partition, and what each step cost.
 struct SlicePartition {
-  PartPieces pieces;
+  FilePart pieces;
   OwnedNodeData node_data;       ///< filled when asked for
   std::vector<SetupStep> steps;  ///< read slices, graph, partition, redistribute
 };

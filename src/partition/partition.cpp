@@ -152,7 +152,7 @@ void derive_ghost_layer(const EdgeMesh& mesh, PartitionLayout& layout) {
   layout.halo_edge_offsets = {0};
   layout.halo_edges.clear();
   for (std::int64_t p = 0; p < layout.parts; ++p) {
-    HeldEdges held;
+    EdgeEnds held;
     held.range_ends.assign(mesh.edges.begin() + 2 * layout.edge_offsets[p],
                            mesh.edges.begin() + 2 * layout.edge_offsets[p + 1]);
     for (const std::int64_t e : halo[p]) held.halo_ends.insert(held.halo_ends.end(), {mesh.left(e), mesh.right(e)});

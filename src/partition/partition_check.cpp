@@ -45,7 +45,7 @@ void check_offsets(const std::string& file, const char* dataset, const std::vect
          offsets[parts], total, total_meaning);
 }
 
-void check_piece(const std::string& file, const char* dataset, const PartPiece& piece, std::int64_t limit,
+void check_piece(const std::string& file, const char* dataset, const ListPiece& piece, std::int64_t limit,
                  std::int64_t own_begin, std::int64_t own_end, const char* own_dataset) {
   for (std::size_t k = 0; k < piece.values.size(); ++k) {
     const std::int64_t value = piece.values[k];
@@ -77,8 +77,8 @@ void check_range_edges(const std::string& file, const std::vector<std::int64_t>&
 }
 
 std::vector<std::int64_t> check_held_edges(const std::string& file, const std::vector<std::int64_t>& node_offsets,
-                                           const std::vector<std::int64_t>& edge_offsets, const PartPiece& halo,
-                                           const HeldEdges& held) {
+                                           const std::vector<std::int64_t>& edge_offsets, const ListPiece& halo,
+                                           const EdgeEnds& held) {
   const std::int64_t p = halo.part;
   const std::int64_t node_begin = node_offsets[p], node_end = node_offsets[p + 1];
   const std::int64_t edge_begin = edge_offsets[p], edge_end = edge_offsets[p + 1];
@@ -105,7 +105,7 @@ std::vector<std::int64_t> check_held_edges(const std::string& file, const std::v
   return nodes_reached_outside(node_begin, node_end, held);
 }
 
-std::vector<std::int64_t> nodes_reached_outside(std::int64_t node_begin, std::int64_t node_end, const HeldEdges& held) {
+std::vector<std::int64_t> nodes_reached_outside(std::int64_t node_begin, std::int64_t node_end, const EdgeEnds& held) {
   std::vector<std::int64_t> reached;
   for (const std::vector<node_index>* ends : {&held.range_ends, &held.halo_ends})
     for (const node_index node : *ends)
@@ -128,7 +128,7 @@ std::vector<std::vector<std::int64_t>> halo_edges_by_part(const std::vector<std:
   return halo;
 }
 
-void check_piece_matches(const std::string& file, const char* dataset, const PartPiece& piece,
+void check_piece_matches(const std::string& file, const char* dataset, const ListPiece& piece,
                          const std::vector<std::int64_t>& expected, const char* what) {
   const std::size_t count = std::max(piece.values.size(), expected.size());
   for (std::size_t k = 0; k < count; ++k) {
@@ -163,7 +163,7 @@ void check_partition_against_mesh(const std::string& path, const EdgeMesh& mesh,
 
   const auto piece_of = [&](std::int64_t p, const std::vector<std::int64_t>& offsets,
                             const std::vector<std::int64_t>& values) {
-    return PartPiece{p, offsets[p], {values.begin() + offsets[p], values.begin() + offsets[p + 1]}};
+    return ListPiece{p, offsets[p], {values.begin() + offsets[p], values.begin() + offsets[p + 1]}};
   };
   // Every part's range first: the edges grouped by owner is what the lists are made from.
   for (std::int64_t p = 0; p < parts; ++p)
@@ -172,13 +172,13 @@ void check_partition_against_mesh(const std::string& path, const EdgeMesh& mesh,
         {mesh.edges.begin() + 2 * layout.edge_offsets[p], mesh.edges.begin() + 2 * layout.edge_offsets[p + 1]});
   const std::vector<std::vector<std::int64_t>> halo_given = halo_edges_by_part(layout.node_offsets, 0, mesh.edges);
   for (std::int64_t p = 0; p < parts; ++p) {
-    const PartPiece ghosts = piece_of(p, layout.ghost_offsets, layout.ghost_nodes);
-    const PartPiece halo = piece_of(p, layout.halo_edge_offsets, layout.halo_edges);
+    const ListPiece ghosts = piece_of(p, layout.ghost_offsets, layout.ghost_nodes);
+    const ListPiece halo = piece_of(p, layout.halo_edge_offsets, layout.halo_edges);
     check_piece(path, kGhostNodes, ghosts, mesh.n_nodes, layout.node_offsets[p], layout.node_offsets[p + 1],
                 kNodeOffsets);
     check_piece(path, kHaloEdges, halo, mesh.n_edges(), layout.edge_offsets[p], layout.edge_offsets[p + 1],
                 kEdgeOffsets);
-    HeldEdges held;
+    EdgeEnds held;
     held.range_ends.assign(mesh.edges.begin() + 2 * layout.edge_offsets[p],
                            mesh.edges.begin() + 2 * layout.edge_offsets[p + 1]);
     for (const std::int64_t e : halo.values) held.halo_ends.insert(held.halo_ends.end(), {mesh.left(e), mesh.right(e)});

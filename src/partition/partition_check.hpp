@@ -29,7 +29,7 @@ inline constexpr const char* kHaloEdges = "/partition/halo_edges";
 
 /// \brief One part's piece of a per-part list (ghost_nodes or halo_edges): entries [first, first + values.size())
 /// of the dataset.
-struct PartPiece {
+struct ListPiece {
   std::int64_t part = 0;
   std::int64_t first = 0;            ///< the dataset index of values[0]
   std::vector<std::int64_t> values;  ///< the part's entries, in file order
@@ -37,7 +37,7 @@ struct PartPiece {
 
 /// \brief The edges a part holds, each as its (L, R) pair in file numbering: those of its edge range
 /// [edge_offsets[part], edge_offsets[part + 1]) in order, and its halo edges in the order of its halo-edge piece.
-struct HeldEdges {
+struct EdgeEnds {
   std::vector<node_index> range_ends;  ///< [edges of the range][2]
   std::vector<node_index> halo_ends;   ///< [halo edges][2]
 };
@@ -53,7 +53,7 @@ void check_offsets(const std::string& file, const char* dataset, const std::vect
 /// \brief Error unless a part's piece of a list is strictly ascending, in [0, limit) and outside the part's own range
 /// [own_begin, own_end) (the range `own_dataset` gives it): a ghost is another part's node, a halo edge another
 /// part's edge.
-void check_piece(const std::string& file, const char* dataset, const PartPiece& piece, std::int64_t limit,
+void check_piece(const std::string& file, const char* dataset, const ListPiece& piece, std::int64_t limit,
                  std::int64_t own_begin, std::int64_t own_end, const char* own_dataset);
 
 /// \brief Error unless every edge of part `part`'s edge range (range_ends: their (L, R) pairs, in order) starts at a
@@ -66,12 +66,12 @@ void check_range_edges(const std::string& file, const std::vector<std::int64_t>&
 /// halo edge (halo: its piece of halo_edges, checked with check_piece) ends at a node it owns and starts at another
 /// part's. Returns the part's ghosts as its edges give them (nodes_reached_outside).
 std::vector<std::int64_t> check_held_edges(const std::string& file, const std::vector<std::int64_t>& node_offsets,
-                                           const std::vector<std::int64_t>& edge_offsets, const PartPiece& halo,
-                                           const HeldEdges& held);
+                                           const std::vector<std::int64_t>& edge_offsets, const ListPiece& halo,
+                                           const EdgeEnds& held);
 
 /// \brief The nodes that the edges a part holds reach outside its node range [node_begin, node_end): its ghosts,
 /// ascending, once each.
-std::vector<std::int64_t> nodes_reached_outside(std::int64_t node_begin, std::int64_t node_end, const HeldEdges& held);
+std::vector<std::int64_t> nodes_reached_outside(std::int64_t node_begin, std::int64_t node_end, const EdgeEnds& held);
 
 /// \brief The halo edges that consecutive edges first_edge, first_edge + 1, ... (range_ends: their (L, R) pairs)
 /// give every part: entry q lists, ascending, those whose R part q owns and whose L another part owns. Over every
@@ -82,7 +82,7 @@ std::vector<std::vector<std::int64_t>> halo_edges_by_part(const std::vector<std:
 
 /// \brief Error unless a part's piece of a list equals the list its edges give (expected), naming the dataset index
 /// of the first difference, the part, and both counts ("part 0 lists 54 halo edges, the edges give 55; ...").
-void check_piece_matches(const std::string& file, const char* dataset, const PartPiece& piece,
+void check_piece_matches(const std::string& file, const char* dataset, const ListPiece& piece,
                          const std::vector<std::int64_t>& expected, const char* what);
 
 /// \brief Error unless the parts together hold every edge once at each end: the ends of held edges at nodes their

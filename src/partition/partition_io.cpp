@@ -133,7 +133,7 @@ PartitionLayout read_partition(const std::string& path) {
   layout.halo_edges = read_int64(file, kHaloEdges, n_halo_edges, "[total over the parts]");
   for (std::int64_t p = 0; p < layout.parts; ++p) {
     const auto piece = [&](const std::vector<std::int64_t>& offsets, const std::vector<std::int64_t>& values) {
-      return PartPiece{p, offsets[p], {values.begin() + offsets[p], values.begin() + offsets[p + 1]}};
+      return ListPiece{p, offsets[p], {values.begin() + offsets[p], values.begin() + offsets[p + 1]}};
     };
     check_piece(path, kGhostNodes, piece(layout.ghost_offsets, layout.ghost_nodes), n_nodes, layout.node_offsets[p],
                 layout.node_offsets[p + 1], kNodeOffsets);
@@ -150,7 +150,7 @@ std::int64_t partition_parts(const std::string& path) {
   return read_part_count(file, partitioned_node_count(file));
 }
 
-PartSlice read_partition_part(const std::string& path, std::int64_t part) {
+PartitionSlice read_partition_part(const std::string& path, std::int64_t part) {
   const h5::File file = h5::File::open(path);
   h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
   const std::int64_t parts = partition_parts(path);
@@ -159,7 +159,7 @@ PartSlice read_partition_part(const std::string& path, std::int64_t part) {
   const std::int64_t n_nodes = partitioned_node_count(file);
   const std::int64_t n_edges = partitioned_edge_count(file);
 
-  PartSlice slice;
+  PartitionSlice slice;
   slice.parts = parts;
   slice.node_offsets = read_offsets(file, kNodeOffsets, parts, n_nodes, "n_nodes from /mesh");
   slice.edge_offsets = read_offsets(file, kEdgeOffsets, parts, n_edges, "n_edges from /mesh/edges");
@@ -168,7 +168,7 @@ PartSlice read_partition_part(const std::string& path, std::int64_t part) {
     const std::vector<std::int64_t> offsets = read_offsets(file, offsets_path, parts, list_length(file, list_path),
                                                            fmt::format("the length of {}", list_path));
     const h5::DatasetInfo info = h5::describe_dataset(file, list_path);
-    return PartPiece{part, offsets[part],
+    return ListPiece{part, offsets[part],
                      h5::read_rows<std::int64_t>(file, info, {{offsets[part], offsets[part + 1]}})};
   };
   slice.ghosts = read_piece(kGhostNodes, kGhostOffsets);

@@ -44,17 +44,17 @@ void require_parts(const std::string& path, std::int64_t file_parts, std::int64_
 std::int64_t partition_parts(const std::string& path);
 
 /// What one rank of a many-GPU run reads of /partition: every offset, and only its own ghost and halo-edge lists.
-struct PartSlice {
+struct PartitionSlice {
   std::int64_t parts = 1;
   std::vector<std::int64_t> node_offsets;  ///< [parts + 1]
   std::vector<std::int64_t> edge_offsets;  ///< [parts + 1]
-  PartPiece ghosts;                        ///< this part's piece of ghost_nodes
-  PartPiece halo;                          ///< this part's piece of halo_edges
+  ListPiece ghosts;                        ///< this part's piece of ghost_nodes
+  ListPiece halo;                          ///< this part's piece of halo_edges
 };
 
 /// \brief Reads part `part` of /partition with read_partition's checks on what it reads (offsets from 0 to the
 /// sizes of /mesh, never decreasing; its lists ascending, in range and outside its own ranges). What needs the
 /// edges (check_held_edges) and the other parts (the halo edges they store) is left to the reader of the slices.
-PartSlice read_partition_part(const std::string& path, std::int64_t part);
+PartitionSlice read_partition_part(const std::string& path, std::int64_t part);
 
 }  // namespace fluxjac

@@ -1,6 +1,6 @@
-// fluxjac — what a rank of a many-rank run needs to build its part (part/local_part.hpp), in file numbering:
-// read from the slices of a partitioned file, cut by rank 0 from the whole mesh (METIS), or redistributed rank to
-// rank after a parallel partition (part/slice_partition.hpp).
+// fluxjac — a rank's part in the file's numbering: what every source of a part yields (the slices of a partitioned
+// file, the redistribution after a parallel partition, the generator's slab) and make_part turns into a LocalPart in
+// local numbering (part/local_part.hpp).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 namespace fluxjac {
 
-struct PartPieces {
+struct FilePart {
   std::int64_t global_nodes = 0, global_edges = 0;
   std::vector<std::int64_t> owned;  ///< ascending file ids
   EdgeMesh edges;                   ///< the local edges in file order, node ids in file numbering
