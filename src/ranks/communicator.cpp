@@ -265,31 +265,39 @@ std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
   if (handle_ == 0) return to_rank;
   meet(nullptr);
   const auto n = static_cast<std::size_t>(size_);
-  std::vector<int> send_counts(n), receive_counts(n), send_offsets(n), receive_offsets(n);
-  std::vector<std::int64_t> send;
-  std::size_t total_send = 0;
-  for (const std::vector<std::int64_t>& values : to_rank) total_send += values.size();
-  send.reserve(total_send);
-  for (std::size_t r = 0; r < n; ++r) {
-    send_offsets[r] = static_cast<int>(send.size());
-    send_counts[r] = static_cast<int>(to_rank[r].size());
-    send.insert(send.end(), to_rank[r].begin(), to_rank[r].end());
-  }
-  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, handle_of(&handle_)),
+  std::vector<std::uint64_t> send_counts(n), receive_counts(n);
+  for (std::size_t r = 0; r < n; ++r) send_counts[r] = to_rank[r].size();
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, receive_counts.data(), 1, MPI_UINT64_T, handle_of(&handle_)),
         "MPI_Alltoall");
-  int total = 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    receive_offsets[r] = total;
-    total += receive_counts[r];
-  }
-  std::vector<std::int64_t> received(static_cast<std::size_t>(total));
-  check(MPI_Alltoallv(send.data(), send_counts.data(), send_offsets.data(), MPI_INT64_T, received.data(),
-                      receive_counts.data(), receive_offsets.data(), MPI_INT64_T, handle_of(&handle_)),
-        "MPI_Alltoallv");
+  // Each list travels from its own vector into its own vector (no packing into one buffer and out again), in pieces
+  // of at most kMaxMessageBytes; messages between two ranks with one tag arrive in order.
+  constexpr int kTag = 78;
+  constexpr std::size_t kPiece = kMaxMessageBytes / sizeof(std::int64_t);
   std::vector<std::vector<std::int64_t>> from_rank(n);
-  for (std::size_t r = 0; r < n; ++r)
-    from_rank[r].assign(received.begin() + receive_offsets[r],
-                        received.begin() + receive_offsets[r] + receive_counts[r]);
+  std::vector<MPI_Request> requests;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (static_cast<int>(r) == rank_) {
+      from_rank[r] = to_rank[r];
+      continue;
+    }
+    from_rank[r].resize(receive_counts[r]);
+    for (std::size_t first = 0; first < receive_counts[r]; first += kPiece) {
+      requests.emplace_back();
+      check(MPI_Irecv(from_rank[r].data() + first, static_cast<int>(std::min(kPiece, receive_counts[r] - first)),
+                      MPI_INT64_T, static_cast<int>(r), kTag, handle_of(&handle_), &requests.back()),
+            "MPI_Irecv");
+    }
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    if (static_cast<int>(r) == rank_) continue;
+    for (std::size_t first = 0; first < send_counts[r]; first += kPiece) {
+      requests.emplace_back();
+      check(MPI_Isend(to_rank[r].data() + first, static_cast<int>(std::min(kPiece, send_counts[r] - first)),
+                      MPI_INT64_T, static_cast<int>(r), kTag, handle_of(&handle_), &requests.back()),
+            "MPI_Isend");
+    }
+  }
+  check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   return from_rank;
 }
 
