@@ -264,7 +264,17 @@ FilePart redistribute(const Communicator& comm, Slices& slices, const Graph& gra
 
   // Edges: to the parts of both ends (once when they are one part); slices in rank order, so ascending file ids.
   const auto [ends, end_parts] = parts_of_ends(comm, slices, graph, part);
-  const auto part_of = [&, &ends = ends, &end_parts = end_parts](std::int64_t node) {
+  // Each end's part from a table over the ends' span where that span is at most 8 times their number (orderings with
+  // locality: a few bytes per end), else by a search in the sorted ends.
+  std::vector<std::int32_t> span_parts;
+  const std::int64_t span_first = ends.empty() ? 0 : ends.front();
+  if (!ends.empty() && ends.back() - span_first < 8 * static_cast<std::int64_t>(ends.size())) {
+    span_parts.resize(static_cast<std::size_t>(ends.back() - span_first + 1));
+    for (std::size_t k = 0; k < ends.size(); ++k)
+      span_parts[static_cast<std::size_t>(ends[k] - span_first)] = static_cast<std::int32_t>(end_parts[k]);
+  }
+  const auto part_of = [&, &ends = ends, &end_parts = end_parts](std::int64_t node) -> std::int64_t {
+    if (!span_parts.empty()) return span_parts[static_cast<std::size_t>(node - span_first)];
     return end_parts[std::lower_bound(ends.begin(), ends.end(), node) - ends.begin()];
   };
   Messages edges(ranks);
