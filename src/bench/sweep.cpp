@@ -42,6 +42,18 @@ CaseFailure classify(const std::exception& error) {
   return {limit ? CaseStatus::kSkipped : CaseStatus::kFailed, as_error(error).what()};
 }
 
+/// \brief Runs step as part of a case, in the case's guard on comm's ranks (Communicator::agree): the failure every
+/// rank then holds when it ended only the case, nothing when step succeeded; any other failure is thrown on.
+std::optional<CaseFailure> run_in_case(const Communicator& comm, const std::function<void()>& step) {
+  try {
+    comm.agree(step, Guard::kCase);
+    return std::nullopt;
+  } catch (const AgreedError& error) {
+    if (!error.case_only()) throw;
+    return classify(error);
+  }
+}
+
 RunRecord unrun_record(const PreparedMesh& mesh, const CaseRequest& request, const CaseFailure& failure) {
   RunRecord record = case_record(mesh, request);
   record.status = failure.status;
@@ -297,26 +309,14 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
         variant.reset();
         setup_failure.reset();
         variant_name = sweep_case.variant;
-        try {
-          comm.agree([&] { variant = setup_variant(variant_name, *mesh); }, Guard::kCase);
-        } catch (const AgreedError& error) {
-          if (!error.case_only()) throw;
-          setup_failure = classify(error);
-        }
+        setup_failure = run_in_case(comm, [&] { variant = setup_variant(variant_name, *mesh); });
       }
       const bool keep = observer.assembled && sweep_case.assembly.mode == AssemblyMode::kFull;
       Jacobian assembled;
-      if (setup_failure) {
-        record = unrun_record(*mesh, request, *setup_failure);
-      } else {
-        try {
-          comm.agree([&] { record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr); },
-                     Guard::kCase);
-        } catch (const AgreedError& error) {
-          if (!error.case_only()) throw;
-          record = unrun_record(*mesh, request, classify(error));
-        }
-      }
+      const std::optional<CaseFailure> failure = setup_failure ? setup_failure : run_in_case(comm, [&] {
+        record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
+      });
+      if (failure) record = unrun_record(*mesh, request, *failure);
       if (keep && record.status == CaseStatus::kOk) observer.assembled(sweep_case, *mesh, assembled);
     }
     if (observer.case_finished) observer.case_finished(record);

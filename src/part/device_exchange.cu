@@ -157,8 +157,7 @@ class DeviceExchange final : public DeviceGhostExchange {
 }  // namespace
 
 std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator& comm, const HaloPlan& halo) {
-  std::unique_ptr<DeviceExchange> exchange;
-  exchange = std::make_unique<DeviceExchange>(comm, halo);
+  auto exchange = std::make_unique<DeviceExchange>(comm, halo);
   exchange->connect();
   return exchange;
 }
