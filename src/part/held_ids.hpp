@@ -1,5 +1,5 @@
 // fluxjac — the place of a node among the nodes a rank holds, for lookups by the hundreds of millions (every end of
-// every local edge, when a part is built or generated).
+// every local edge, when a part is built, generated or partitioned).
 #pragma once
 
 #include <algorithm>
@@ -33,6 +33,51 @@ class HeldIds {
   std::int64_t first_, count_;
   const std::vector<std::int64_t>& ghosts_;
   std::int64_t ghosts_below_;
+};
+
+/// \brief The place of an id among distinct ids in ascending order, for lookups by the millions (each end of each
+/// edge a rank holds): a table over the ids' span where that span is at most 8 times their number (orderings with
+/// locality keep a part's ids close; at most 32 bytes per id), else a binary search. `place(id)` is that of a held id.
+class SortedIds {
+ public:
+  /// `ids`: ascending and distinct; kept by reference.
+  explicit SortedIds(const std::vector<std::int64_t>& ids) : ids_(ids) {
+    if (ids.empty() || ids.size() >= (std::size_t{1} << 31)) return;
+    first_ = ids.front();
+    const std::int64_t span = ids.back() - first_ + 1;
+    if (span > 8 * static_cast<std::int64_t>(ids.size())) return;
+    table_.assign(static_cast<std::size_t>(span), 0);
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      table_[static_cast<std::size_t>(ids[k] - first_)] = static_cast<std::int32_t>(k);
+  }
+
+  /// Ascending and distinct ids from any list: a mark per id of the span where it is dense, else a sort.
+  static std::vector<std::int64_t> distinct(std::vector<std::int64_t> ids) {
+    if (ids.empty()) return ids;
+    const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
+    const std::int64_t first = *low, span = *high - first + 1;
+    if (span > 8 * static_cast<std::int64_t>(ids.size())) {
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      return ids;
+    }
+    std::vector<std::uint8_t> seen(static_cast<std::size_t>(span), 0);
+    for (const std::int64_t id : ids) seen[static_cast<std::size_t>(id - first)] = 1;
+    ids.clear();
+    for (std::int64_t k = 0; k < span; ++k)
+      if (seen[static_cast<std::size_t>(k)]) ids.push_back(first + k);
+    return ids;
+  }
+
+  std::size_t place(std::int64_t id) const {
+    if (!table_.empty()) return static_cast<std::size_t>(table_[static_cast<std::size_t>(id - first_)]);
+    return static_cast<std::size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+  }
+
+ private:
+  const std::vector<std::int64_t>& ids_;
+  std::int64_t first_ = 0;
+  std::vector<std::int32_t> table_;
 };
 
 }  // namespace fluxjac

@@ -8,6 +8,7 @@
 #include "mesh/mesh_io.hpp"
 #include "partition/partition_check.hpp"
 #include "ranks/write_in_turn.hpp"
+#include "util/bucket_sort.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
 
@@ -55,25 +56,27 @@ PartRows collect_rows(const Communicator& comm, const LocalPart& part, std::int6
          n_local);
 
   const std::vector<std::uint8_t> owned = layout.owned_mask();
-  std::vector<edge_index> stored;
-  std::vector<std::int64_t> ghosts;
+  std::vector<std::uint8_t> ghost(owned.size(), 0);
   for (edge_index e = 0; e < mesh.n_edges(); ++e) {
     const node_index left = mesh.left(e), right = mesh.right(e);
     if (!owned[left] && !owned[right])
       fail(ExitCode::kRuntime, "rank {} holds edge ({}, {}), which touches none of its nodes", comm.rank(),
            layout.global_id(left), layout.global_id(right));
-    if (owned[left]) stored.push_back(e);
     if (!owned[left]) ++rows.halo_expected;
-    for (const node_index end : {left, right})
-      if (!owned[end]) ghosts.push_back(layout.global_id(end));
+    for (const node_index end : {left, right}) ghost[end] |= !owned[end];
   }
-  std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-  rows.ghosts = std::move(ghosts);
-  // Local ids ascend with global ids (local_part.hpp), so (L, R) in local ids sorts as in file ids.
-  std::sort(stored.begin(), stored.end(), [&](edge_index a, edge_index b) {
-    return std::make_pair(mesh.left(a), mesh.right(a)) < std::make_pair(mesh.left(b), mesh.right(b));
+  for (std::size_t local = 0; local < ghost.size(); ++local)  // local ids ascend with global ids (local_part.hpp)
+    if (ghost[local]) rows.ghosts.push_back(layout.global_id(static_cast<node_index>(local)));
+  // The stored edges sorted by (L, R) in local ids, so in file ids: grouped by L (util/bucket_sort.hpp), each group
+  // sorted by R.
+  Buckets<edge_index> by_left = bucket_by_key<edge_index>(n_local, [&](auto add) {
+    for (edge_index e = 0; e < mesh.n_edges(); ++e)
+      if (owned[mesh.left(e)]) add(mesh.left(e), e);
   });
+  for (std::int64_t left = 0; left < n_local; ++left)
+    std::sort(by_left.begin(left), by_left.end(left),
+              [&](edge_index a, edge_index b) { return mesh.right(a) < mesh.right(b); });
+  const std::vector<edge_index>& stored = by_left.values;
   rows.edges.reserve(2 * stored.size());
   rows.normals.reserve(3 * stored.size());
   rows.areas.reserve(stored.size());

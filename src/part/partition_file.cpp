@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
+#include "part/held_ids.hpp"
 #include "part/local_part.hpp"
 #include "part/part_writer.hpp"
 #include "part/slice_partition.hpp"
@@ -20,68 +23,38 @@
 namespace fluxjac {
 namespace {
 
-/// The rank's part renumbered: owned nodes first_new, first_new + 1, ... in file order; ghosts under the ids their
-/// owners give them; local ids ascending with the new ids (part/local_part.hpp), as the writer needs.
-LocalPart renumbered_part(const Communicator& comm, FilePart& pieces, OwnedNodeData& data,
-                          std::vector<std::int64_t>& new_of_ghost_asked) {
+/// The pieces in the numbering of the partitioned file (collective): the owned nodes become first_new, first_new + 1,
+/// ... in file order, the ghosts take the ids their owners give them, and the edges' ends follow.
+void renumber_pieces(const Communicator& comm, FilePart& pieces) {
   const auto n_owned = static_cast<std::int64_t>(pieces.owned.size());
   const std::int64_t first_new = comm.exclusive_sum(n_owned);
+  const SortedIds owned_places(pieces.owned);
   // Each owner answers with the new ids of the ghosts asked of it, in the order asked.
   std::vector<std::vector<std::int64_t>> asked(static_cast<std::size_t>(comm.size()));
   for (std::size_t g = 0; g < pieces.ghosts.size(); ++g)
     asked[static_cast<std::size_t>(pieces.ghost_owner[g])].push_back(pieces.ghosts[g]);
   std::vector<std::vector<std::int64_t>> answers = comm.all_to_all(asked);
   for (std::vector<std::int64_t>& answer : answers)
-    for (std::int64_t& node : answer)
-      node = first_new + (std::lower_bound(pieces.owned.begin(), pieces.owned.end(), node) - pieces.owned.begin());
+    for (std::int64_t& node : answer) node = first_new + static_cast<std::int64_t>(owned_places.place(node));
   answers = comm.all_to_all(answers);
+
+  // New ids by place among the held file ids (owned and ghosts merged, ascending).
+  std::vector<std::int64_t> held(pieces.owned.size() + pieces.ghosts.size());
+  std::merge(pieces.owned.begin(), pieces.owned.end(), pieces.ghosts.begin(), pieces.ghosts.end(), held.begin());
+  const SortedIds held_places(held);
+  std::vector<std::int64_t> new_id(held.size());
+  for (std::int64_t k = 0; k < n_owned; ++k) new_id[held_places.place(pieces.owned[k])] = first_new + k;
   std::vector<std::size_t> next(static_cast<std::size_t>(comm.size()), 0);
-  new_of_ghost_asked.clear();
+  std::vector<std::pair<std::int64_t, std::int64_t>> ghosts;  // (new id, owner)
   for (std::size_t g = 0; g < pieces.ghosts.size(); ++g) {
     const auto owner = static_cast<std::size_t>(pieces.ghost_owner[g]);
-    new_of_ghost_asked.push_back(answers[owner][next[owner]++]);
+    ghosts.emplace_back(answers[owner][next[owner]++], pieces.ghost_owner[g]);
+    new_id[held_places.place(pieces.ghosts[g])] = ghosts.back().first;
   }
-
-  // (new id, file id, owned index or -1) of every local node, sorted by new id: the local numbering.
-  struct Node {
-    std::int64_t new_id, file_id, owned_index;
-  };
-  std::vector<Node> nodes;
-  for (std::int64_t k = 0; k < n_owned; ++k) nodes.push_back({first_new + k, pieces.owned[k], k});
-  for (std::size_t g = 0; g < pieces.ghosts.size(); ++g) nodes.push_back({new_of_ghost_asked[g], pieces.ghosts[g], -1});
-  std::sort(nodes.begin(), nodes.end(), [](const Node& a, const Node& b) { return a.new_id < b.new_id; });
-  const auto n_local = static_cast<std::int64_t>(nodes.size());
-  std::vector<std::pair<std::int64_t, node_index>> local_of_file(nodes.size());
-  for (std::int64_t local = 0; local < n_local; ++local)
-    local_of_file[local] = {nodes[local].file_id, static_cast<node_index>(local)};
-  std::sort(local_of_file.begin(), local_of_file.end());
-
-  LocalPart part;
-  RankLayout& layout = part.layout;
-  layout.global_nodes = pieces.global_nodes;
-  layout.global_edges = pieces.global_edges;
-  part.mesh = std::move(pieces.edges);
-  part.mesh.n_nodes = n_local;
-  for (node_index& node : part.mesh.edges)
-    node =
-        std::lower_bound(local_of_file.begin(), local_of_file.end(), std::make_pair(std::int64_t{node}, node_index{0}))
-            ->second;
-  part.state.gamma = pieces.gamma;
-  part.state.Q.assign(static_cast<std::size_t>(n_local) * kBlock, 0.0);
-  if (!data.coords.empty()) part.mesh.coords.assign(static_cast<std::size_t>(n_local) * 3, 0.0);
-  if (!data.volumes.empty()) part.mesh.volumes.assign(static_cast<std::size_t>(n_local), 0.0);
-  for (std::int64_t local = 0; local < n_local; ++local) {
-    const Node& node = nodes[local];
-    layout.global_node.push_back(node.new_id);
-    if (node.owned_index < 0) continue;
-    const auto k = static_cast<std::size_t>(node.owned_index);
-    layout.owned_nodes.push_back(static_cast<node_index>(local));
-    std::copy_n(&pieces.owned_state[k * kBlock], kBlock, &part.state.Q[local * kBlock]);
-    if (!data.coords.empty()) std::copy_n(&data.coords[3 * k], 3, &part.mesh.coords[3 * local]);
-    if (!data.volumes.empty()) part.mesh.volumes[local] = data.volumes[k];
-  }
-  layout.figures = count_part(comm, part.mesh, layout);
-  return part;
+  for (node_index& node : pieces.edges.edges) node = static_cast<node_index>(new_id[held_places.place(node)]);
+  std::iota(pieces.owned.begin(), pieces.owned.end(), first_new);
+  std::sort(ghosts.begin(), ghosts.end());
+  for (std::size_t g = 0; g < ghosts.size(); ++g) std::tie(pieces.ghosts[g], pieces.ghost_owner[g]) = ghosts[g];
 }
 
 /// One process: the whole mesh in memory, METIS into request.parts parts.
@@ -168,15 +141,23 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
   outcome.n_edges = sliced.pieces.global_edges;
 
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::int64_t> ghost_ids;
   std::vector<std::int64_t> original = std::move(sliced.node_data.original);
   if (original.empty()) original = sliced.pieces.owned;  // the input's numbering is the original one
   EdgeMeshExtras extras =
       read_edge_mesh_extras(request.input, outcome.n_nodes, 0, 0);  // the attributes; flags by rows below
-
   extras.boundary_nodes = std::move(sliced.node_data.boundary_nodes);
-  const LocalPart part = renumbered_part(comm, sliced.pieces, sliced.node_data, ghost_ids);
-  outcome.statistics = gather_statistics(comm, part.layout.figures);
+  renumber_pieces(comm, sliced.pieces);
+  LocalPart part = part_from_pieces(comm, std::move(sliced.pieces), outcome.method, request.input, Note());
+  outcome.statistics = part.partition.statistics;
+  // The owned rows of the geometry the file has (ghost rows are not written).
+  const OwnedNodeData& data = sliced.node_data;
+  if (!data.coords.empty()) part.mesh.coords.assign(3 * static_cast<std::size_t>(part.layout.local_count()), 0.0);
+  if (!data.volumes.empty()) part.mesh.volumes.assign(static_cast<std::size_t>(part.layout.local_count()), 0.0);
+  for (std::int64_t k = 0; k < part.layout.owned_count(); ++k) {
+    const auto local = static_cast<std::size_t>(part.layout.owned_node(k));
+    if (!data.coords.empty()) std::copy_n(&data.coords[3 * k], 3, &part.mesh.coords[3 * local]);
+    if (!data.volumes.empty()) part.mesh.volumes[local] = data.volumes[k];
+  }
   write_partitioned_file(comm, part, original, request.output, outcome.method, extras);
   outcome.steps.push_back(finish_step(comm, "write", StepKind::kWrite, start));
   say(root_note, step_line(outcome.steps.back()));

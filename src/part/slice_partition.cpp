@@ -10,6 +10,7 @@
 
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/mesh_io.hpp"
+#include "part/held_ids.hpp"
 #include "partition/graph_partition.hpp"
 #include "partition/partition_check.hpp"
 #include "util/error.hpp"
@@ -185,9 +186,8 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> parts_of_ends(co
                                                                               const Slices& slices, const Graph& graph,
                                                                               const std::vector<std::int32_t>& part) {
   const Blocks node_blocks(slices.n_nodes, comm.size());
-  std::vector<std::int64_t> ends(slices.edges.edges.begin(), slices.edges.edges.end());
-  std::sort(ends.begin(), ends.end());
-  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  std::vector<std::int64_t> ends =
+      SortedIds::distinct(std::vector<std::int64_t>(slices.edges.edges.begin(), slices.edges.edges.end()));
   Messages asked(static_cast<std::size_t>(comm.size()));
   for (const std::int64_t node : ends) asked[node_blocks.owner(node)].push_back(node);
   Messages answers = comm.all_to_all(asked);
@@ -264,19 +264,8 @@ FilePart redistribute(const Communicator& comm, Slices& slices, const Graph& gra
 
   // Edges: to the parts of both ends (once when they are one part); slices in rank order, so ascending file ids.
   const auto [ends, end_parts] = parts_of_ends(comm, slices, graph, part);
-  // Each end's part from a table over the ends' span where that span is at most 8 times their number (orderings with
-  // locality: a few bytes per end), else by a search in the sorted ends.
-  std::vector<std::int32_t> span_parts;
-  const std::int64_t span_first = ends.empty() ? 0 : ends.front();
-  if (!ends.empty() && ends.back() - span_first < 8 * static_cast<std::int64_t>(ends.size())) {
-    span_parts.resize(static_cast<std::size_t>(ends.back() - span_first + 1));
-    for (std::size_t k = 0; k < ends.size(); ++k)
-      span_parts[static_cast<std::size_t>(ends[k] - span_first)] = static_cast<std::int32_t>(end_parts[k]);
-  }
-  const auto part_of = [&, &ends = ends, &end_parts = end_parts](std::int64_t node) -> std::int64_t {
-    if (!span_parts.empty()) return span_parts[static_cast<std::size_t>(node - span_first)];
-    return end_parts[std::lower_bound(ends.begin(), ends.end(), node) - ends.begin()];
-  };
+  const SortedIds end_places(ends);
+  const auto part_of = [&, &end_parts = end_parts](std::int64_t node) { return end_parts[end_places.place(node)]; };
   Messages edges(ranks);
   const EdgeMesh& slice = slices.edges;
   std::vector<std::int64_t> edge_parts(2 * static_cast<std::size_t>(slice.n_edges()));
