@@ -416,7 +416,7 @@ TEST(CliConfig, FileSetsOptionsAndTheCommandLineOverridesThem) {
   std::ofstream(config) << fmt::format("mesh = \"{}\"\nvariant = \"reference\"\nreps = 3\nwarmup = 0\n", small_mesh());
   auto reps_column = [&](const std::string& extra) -> std::string {
     const CommandResult result =
-        run_fluxjac(fmt::format("run -q --config {} --csv {} {}", quoted(config), quoted(csv), extra));
+        run_fluxjac(fmt::format("run -q --force --config {} --csv {} {}", quoted(config), quoted(csv), extra));
     EXPECT_EQ(result.exit_code, 0) << result.output;
     return column(first_csv_row(csv), "reps");
   };
@@ -436,7 +436,7 @@ TEST(CliConfig, FlagKeysMeanWhatTheirNamesSay) {
       std::ofstream(config) << fmt::format("mesh = \"{}\"\nvariant = \"reference\"\nreps = 1\nwarmup = 0\n{}\n",
                                            small_mesh(), line);
       const CommandResult result =
-          run_fluxjac(fmt::format("{} -q --config {} --csv {}", command, quoted(config), quoted(csv)));
+          run_fluxjac(fmt::format("{} -q --force --config {} --csv {}", command, quoted(config), quoted(csv)));
       ASSERT_EQ(result.exit_code, 0) << command << " " << line << "\n" << result.output;
       EXPECT_EQ(column(first_csv_row(csv), "validation"), validated ? "PASS" : "n/a") << command << ": " << line;
     }

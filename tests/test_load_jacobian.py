@@ -131,7 +131,7 @@ def relative_difference(y, expected):
 
 def check_file(fluxjac, mesh, name):
     jacobian_path = f"J-{name}.h5"
-    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "-o", jacobian_path)
+    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--force", "-o", jacobian_path)
     raw = raw_datasets(jacobian_path)
     n_nodes, nnz = raw["adiag"].shape[0], raw["col_idx"].shape[0]
     check([raw[k].dtype.name for k in ("adiag", "row_ptr", "col_idx", "aoff")] ==
@@ -194,7 +194,7 @@ def check_file(fluxjac, mesh, name):
 def check_transpose(fluxjac, mesh, name, A, direction, central):
     """The file of `run --transpose` holds A^T: loaded, it is A.T exactly; an old file without the attribute is A."""
     transpose_path = f"JT-{name}.h5"
-    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--transpose", "-o", transpose_path)
+    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--transpose", "--force", "-o", transpose_path)
     arrays = load_jacobian.read_jacobian(transpose_path)
     check(arrays.orientation == "A^T" and arrays.version == 2,
           f"{name}: --transpose writes version 2 with orientation A^T ({arrays.version}, {arrays.orientation})")
@@ -249,7 +249,7 @@ def main():
         sys.exit("usage: test_load_jacobian.py FLUXJAC_EXECUTABLE")
     fluxjac = pathlib.Path(sys.argv[1]).resolve()
     bundled = check_file(fluxjac, ROOT / "meshes" / "box-mixed-6-rcm.h5", "box-mixed-6-rcm")
-    run(fluxjac, "mesh", "gen", "--kind", "tet", "--n", "4", "--order", "random", "--seed", "3", "-o", "box-tet-4.h5")
+    run(fluxjac, "mesh", "gen", "--kind", "tet", "--n", "4", "--order", "random", "--seed", "3", "--force", "-o", "box-tet-4.h5")
     check_file(fluxjac, "box-tet-4.h5", "box-tet-4-random")
     check_command_line(bundled)
     print(f"{len(failures)} check(s) failed" if failures else "all checks passed")

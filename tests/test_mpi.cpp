@@ -696,8 +696,9 @@ TEST(MpiFailure, AFailureInsideOneRanksTimedLoopFailsTheCaseOnEveryRankWithoutAH
   const std::string path = write_generated(dir, "tet", 3, "rcm"), output = dir.file("J.h5"), json = dir.file("r.json");
   // Rank 1's loop fails as an allocation would, right after its second ghost exchange (FLUXJAC_TEST_LOOP_FAILURE,
   // src/bench/timed_loop.cpp), while rank 0 goes on to the third: it used to end the job through MPI_Abort.
-  const std::string args = fmt::format(
-      "run --mesh '{}' --variant reference --warmup 1 --reps 3 --threads 1 -q -o '{}' --json '{}'", path, output, json);
+  const std::string args =
+      fmt::format("run --mesh '{}' --variant reference --warmup 1 --reps 3 --threads 1 -q --force -o '{}' --json '{}'",
+                  path, output, json);
   const JobResult job = run_programs({{args}, {args, "", "export FLUXJAC_TEST_LOOP_FAILURE=1:2"}});
   const std::string& text = job.result.output;
   EXPECT_EQ(job.result.exit_code, 4) << text;

@@ -425,8 +425,8 @@ TEST(OutputSafetyLinks, WritingThroughALinkKeepsTheLinkAndReplacesItsTarget) {
   write_text(folder.file("results/runs.json"), "old");
   fs::create_symlink("../results/runs.json", folder.path() / "links/runs.json");
   fs::create_symlink("../results/new.csv", folder.path() / "links/new.csv");  // dangling: the target is created
-  const Outcome outcome = fluxjac(quick_run(
-      {"--mesh", small_mesh(), "--json", folder.file("links/runs.json"), "--csv", folder.file("links/new.csv")}));
+  const Outcome outcome = fluxjac(quick_run({"--mesh", small_mesh(), "--force", "--json",
+                                             folder.file("links/runs.json"), "--csv", folder.file("links/new.csv")}));
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_TRUE(fs::is_symlink(folder.path() / "links/runs.json"));
   EXPECT_EQ(fs::read_symlink(folder.path() / "links/runs.json"), "../results/runs.json");
@@ -456,7 +456,7 @@ TEST(OutputSafetyStandardOutput, JsonDashPrintsTheDocumentAloneOnStdout) {
 TEST(OutputSafetyFullDisk, JacobianOutputFailsCleanlyAndKeepsTheOldFile) {
   const TempDir folder;
   write_text(folder.file("J.h5"), "old contents");
-  Launch launch{quick_run({"--mesh", small_mesh(), "--output", folder.file("J.h5")}), 4096, {}, {}, {}};
+  Launch launch{quick_run({"--mesh", small_mesh(), "--force", "--output", folder.file("J.h5")}), 4096, {}, {}, {}};
   const Outcome outcome = run(launch);
   expect_error_line(outcome, 4, {"J.h5", "File too large"});
   EXPECT_EQ(bytes_of(folder.file("J.h5")), "old contents");
@@ -786,7 +786,9 @@ TEST(OutputSafetyRedirect, LinkRepointedAtTheInputBeforeTheCommitIsRefused) {
   const std::string mesh_bytes = bytes_of(mesh);
   write_text(folder.file("harmless.h5"), "harmless");
   fs::create_symlink("harmless.h5", link);
+  set_replacing_existing_outputs(true);  // --force: harmless.h5 exists
   check_output_paths({{"--mesh", mesh}}, {{"--output", link}});
+  set_replacing_existing_outputs(false);
   {
     AtomicOutput output(link);
     write_text(output.temporary_path(), "the Jacobian");
@@ -843,7 +845,9 @@ TEST(OutputSafetyRedirect, TargetReplacedByAHardLinkToTheInputIsRefused) {
   const std::string mesh = copy_of_mesh(folder), output_name = folder.file("J.h5");
   const std::string mesh_bytes = bytes_of(mesh);
   write_text(output_name, "old");
+  set_replacing_existing_outputs(true);  // --force: J.h5 exists
   check_output_paths({{"--mesh", mesh}}, {{"--output", output_name}});
+  set_replacing_existing_outputs(false);
   {
     AtomicOutput output(output_name);
     write_text(output.temporary_path(), "the Jacobian");
@@ -910,8 +914,8 @@ TEST(OutputSafetyRedirect, RunWhoseOutputLinkIsRepointedAtTheMeshMidRunExitsFour
   const std::string mesh_bytes = bytes_of(mesh);
   write_text(folder.file("harmless.h5"), "harmless");
   fs::create_symlink("harmless.h5", link);
-  const Outcome outcome = run_and_repoint({"run", "--mesh", mesh, "--warmup", "0", "--reps", "400", "-o", link}, link,
-                                          "m.h5", "[case 1/1]", 0);
+  const Outcome outcome = run_and_repoint(
+      {"run", "--mesh", mesh, "--warmup", "0", "--reps", "400", "--force", "-o", link}, link, "m.h5", "[case 1/1]", 0);
   EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
   // The error ends the line of the case whose outcome it is (the progress line "[case 1/1] ... " is open).
   const std::string line = last_line(outcome.err);
@@ -1038,6 +1042,73 @@ TEST(OutputSafetyNames, RowWriterErrorsNameTheOutputNotItsTemporary) {
     EXPECT_EQ(std::string(error.what()).rfind("J.h5: ", 0), 0u) << error.what();
     EXPECT_FALSE(contains(error.what(), ".tmp-")) << error.what();
   }
+}
+
+// ---- an existing output is replaced only with --force ------------------------------------------------------------
+
+/// One writer of an existing file: the command line that writes it (the file's name last in its arguments).
+struct ExistingOutputCase {
+  std::string name;
+  std::function<std::vector<std::string>(const std::string& output)> command;
+};
+
+std::vector<ExistingOutputCase> existing_output_cases() {
+  return {
+      {"run --output",
+       [](const std::string& out) {
+         return quick_run({"--mesh", small_mesh(), "--output", out});
+       }},
+      {"run --json",
+       [](const std::string& out) {
+         return quick_run({"--mesh", small_mesh(), "--json", out});
+       }},
+      {"run --csv",
+       [](const std::string& out) {
+         return quick_run({"--mesh", small_mesh(), "--csv", out});
+       }},
+      {"bench --json",
+       [](const std::string& out) {
+         return std::vector<std::string>{"bench",    "-q", "--mesh", small_mesh(), "--variant", "reference",
+                                         "--warmup", "0",  "--reps", "1",          "--json",    out};
+       }},
+      {"mesh gen --output",
+       [](const std::string& out) {
+         return std::vector<std::string>{"mesh", "gen", "--kind", "tet", "--n", "2", "-q", "--output", out};
+       }},
+      {"mesh partition --output",
+       [](const std::string& out) {
+         return std::vector<std::string>{"mesh", "partition", small_mesh(), "--parts", "1", "--output", out};
+       }},
+  };
+}
+
+TEST(OutputSafetyExisting, AnExistingOutputIsRefusedUnlessForcedAndForceReplacesIt) {
+  for (const ExistingOutputCase& writer : existing_output_cases()) {
+    const TempDir folder;
+    const std::string out = folder.file("existing.out");
+    write_text(out, "the user's file");
+    const Outcome refused = fluxjac(writer.command(out));
+    expect_error_line(refused, 2, {"existing.out", "exists", "--force", "force = true"});
+    EXPECT_EQ(bytes_of(out), "the user's file") << writer.name << ": the existing file changed";
+    EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"existing.out"}) << writer.name;
+
+    std::vector<std::string> forced = writer.command(out);
+    forced.insert(forced.end() - 2, "--force");
+    const Outcome replaced = fluxjac(forced);
+    EXPECT_EQ(replaced.exit_code, 0) << writer.name << ": " << replaced.err;
+    EXPECT_NE(bytes_of(out), "the user's file") << writer.name << ": --force did not replace the file";
+    EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"existing.out"}) << writer.name;
+  }
+}
+
+TEST(OutputSafetyExisting, TheConfigKeyForceReplacesAsTheOptionDoes) {
+  const TempDir folder;
+  const std::string out = folder.file("runs.json"), config = folder.file("run.toml");
+  write_text(out, "the user's file");
+  write_text(config, "variant = \"reference\"\nwarmup = 0\nreps = 1\nforce = true\n");
+  const Outcome outcome = fluxjac({"run", "-q", "--config", config, "--mesh", small_mesh(), "--json", out});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_TRUE(contains(bytes_of(out), "\"schema\": \"fluxjac-bench\"")) << bytes_of(out);
 }
 
 }  // namespace

@@ -680,8 +680,9 @@ TEST_F(PartitionCommand, AFailureLeavesAnExistingOutputUntouched) {
   const std::string bad_state = folder_.file("bad-state.h5");
   const GeneratedMesh other = test::generate_mesh("tet", 1, "natural");
   write_flow_state(bad_state, other.state);  // 8 nodes, the mesh has 64
-  const CommandResult result = run_fluxjac(fmt::format(
-      "mesh partition {} --parts 1 --state {} -o {}", shell_quoted(mesh_), shell_quoted(bad_state), shell_quoted(out)));
+  const CommandResult result =
+      run_fluxjac(fmt::format("mesh partition {} --parts 1 --state {} --force -o {}", shell_quoted(mesh_),
+                              shell_quoted(bad_state), shell_quoted(out)));
   expect_error(result, 2, {"bad-state.h5", "/state/Q"});
   EXPECT_EQ(read_bytes(out), "keep me");
 }

@@ -59,10 +59,10 @@ def run(*command, expect=0):
 def make_case(fluxjac):
     """A small generated mesh (random order; its state fires the entropy fix), fluxjac's reference Jacobian of it,
     and the reference Jacobian of another mesh. Returns their paths."""
-    run(fluxjac, "mesh", "gen", "--kind", "mixed", "--n", "4", "--order", "random", "-q", "-o", "small.h5")
-    run(fluxjac, "run", "--mesh", "small.h5", "--variant", "reference", "-q", "-o", "small-reference.h5")
-    run(fluxjac, "mesh", "gen", "--kind", "tet", "--n", "3", "-q", "-o", "other.h5")
-    run(fluxjac, "run", "--mesh", "other.h5", "--variant", "reference", "-q", "-o", "other-reference.h5")
+    run(fluxjac, "mesh", "gen", "--kind", "mixed", "--n", "4", "--order", "random", "-q", "--force", "-o", "small.h5")
+    run(fluxjac, "run", "--mesh", "small.h5", "--variant", "reference", "-q", "--force", "-o", "small-reference.h5")
+    run(fluxjac, "mesh", "gen", "--kind", "tet", "--n", "3", "-q", "--force", "-o", "other.h5")
+    run(fluxjac, "run", "--mesh", "other.h5", "--variant", "reference", "-q", "--force", "-o", "other-reference.h5")
     return "small.h5", "small-reference.h5", "other-reference.h5"
 
 

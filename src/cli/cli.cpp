@@ -286,7 +286,7 @@ int run_cli(int argc, char** argv) {
   add_device_command(app, action);
   add_bench_command(app, action);
   add_compare_command(app, action);
-  refuse_empty_output_names(app);
+  add_output_rules(app);
   // After the subcommands: each copies its parent's footer when it is created, and these examples are the
   // top level's.
   app.footer(

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -230,6 +231,12 @@ std::shared_ptr<const OutputTarget> output_target(const std::string& path) {
   return OutputTarget::resolve({"", path, false}, {});
 }
 
+namespace {
+std::atomic<bool> replacing_existing_outputs{false};
+}  // namespace
+
+void set_replacing_existing_outputs(bool replace) { replacing_existing_outputs = replace; }
+
 void check_output_paths(const std::vector<InputPath>& inputs, const std::vector<OutputPath>& outputs) {
   std::vector<OutputTarget::Input> existing_inputs;
   for (const InputPath& input : inputs)
@@ -270,6 +277,11 @@ void check_output_paths(const std::vector<InputPath>& inputs, const std::vector<
         fail(ExitCode::kUsage,
              "{} {}: is the same file as {}: fluxjac never writes over a file it reads (choose another output name)",
              output.option, output.path, input.shown);
+    if (files[i].existing && !replacing_existing_outputs)
+      fail(ExitCode::kInvalidInput,
+           "{} {}: the file exists, and fluxjac does not replace files unasked: give --force (config key force = "
+           "true) to replace it, or choose another name",
+           output.option, output.path);
     for (std::size_t j = 0; j < i; ++j) {
       const bool same_place = files[i].folder == files[j].folder && files[i].target->name() == files[j].target->name();
       const bool same_file = files[i].existing && files[i].existing == files[j].existing;

@@ -96,7 +96,13 @@ class OutputTarget {
 /// OutputTarget::resolve does, with no inputs to compare against).
 std::shared_ptr<const OutputTarget> output_target(const std::string& path);
 
-/// \brief Refuses, with Error(kUsage) and one line naming both options and the file, an output that is the same
+/// \brief Whether check_output_paths lets outputs replace files that exist: false (the default) refuses them; the
+/// command line's `--force` sets it for the process (cli/output_names.hpp).
+void set_replacing_existing_outputs(bool replace);
+
+/// \brief Refuses, with Error(kInvalidInput) and one line naming the option, the file and `--force`, an output that
+/// exists unless set_replacing_existing_outputs(true) (the file is left as it is); and, with Error(kUsage) and one
+/// line naming both options and the file, an output that is the same
 /// file as an input (same device and inode, whatever the spelling: hard links, symbolic links, "sub/../m.h5") or
 /// as another output; an output that exists and is not a regular file (a directory, FIFO or device; "-" is
 /// standard output where allowed); an output whose folder does not exist or cannot be written; and a name the
