@@ -159,7 +159,7 @@ fluxjac_standard_mesh() {
   if [[ ! -s "$file" || "$fluxjac" -nt "$file" ]]; then
     mkdir -p "$dir"
     fluxjac_step "mesh: $kind N=$n $order -> $file"
-    "$fluxjac" mesh gen --kind "$kind" --n "$n" --order "$order" -q -o "$file" >&2 || return
+    "$fluxjac" mesh gen --kind "$kind" --n "$n" --order "$order" -q --force -o "$file" >&2 || return
   fi
   printf '%s\n' "$file"
 }

@@ -259,7 +259,7 @@ cmd_check() {
       for mode in $MODES; do
         log "$name, $orientation, mode $mode"
         "$FLUXJAC" run --mesh "$mesh" --variant "$VARIANTS_ALL" --mode "$mode" "${flag[@]}" --warmup 3 \
-          --reps "$REPS" --csv "$OUT/$name$suffix-$mode.csv" --json "$OUT/$name$suffix-$mode.json" \
+          --reps "$REPS" --force --csv "$OUT/$name$suffix-$mode.csv" --json "$OUT/$name$suffix-$mode.json" \
           "${extra_run_args[@]}" >"$WORK/table.txt" || status=1
         cat "$WORK/table.txt"
         { echo "== $name, $orientation, $mode"; grep -vE "^(tolerances|$)" "$WORK/table.txt" || true; } >>"$summary"
@@ -272,7 +272,7 @@ cmd_check() {
       orientation_args "$orientation"
       for epb in $SWEEP_EPB; do
         "$FLUXJAC" run --mesh "${meshes[0]}" --variant "$VARIANTS_ALL" --edges-per-block "$epb" "${flag[@]}" \
-          --warmup 3 --reps "$REPS" --no-validate -q --json "$OUT/sweep-epb-$epb$suffix.json" 2>&1 |
+          --warmup 3 --reps "$REPS" --no-validate -q --force --json "$OUT/sweep-epb-$epb$suffix.json" 2>&1 |
           grep -E "^(hd|dn|edn|fluxjac)" | sed "s/^/epb $epb $orientation  /" | tee -a "$summary" || true
       done
     done
@@ -284,7 +284,7 @@ cmd_check() {
     name=$(basename "${meshes[0]}" .h5)
     log "peers ($PEERS, $PEER_PYTHON) on $name, checked against the Jacobian hd writes"
     "$FLUXJAC" run --mesh "${meshes[0]}" --variant hd --warmup 0 --reps 1 --no-validate -q \
-      -o "$WORK/jacobian-hd.h5" >"$OUT/peer-hd-output.log" 2>&1 || { cat "$OUT/peer-hd-output.log"; status=1; }
+      --force -o "$WORK/jacobian-hd.h5" >"$OUT/peer-hd-output.log" 2>&1 || { cat "$OUT/peer-hd-output.log"; status=1; }
     echo "== $name, peers (median of $PEER_REPS; x hd: against hd's full-mode median above)" >>"$summary"
     for peer in $PEERS; do
       peer_status=0
@@ -377,10 +377,10 @@ cmd_mpi() {
   log "paper mesh mixed:$N:rcm on $RANKS ranks: every variant validated, each file against one GPU"
   paper=$(fluxjac_standard_mesh mixed "$N" rcm "$MESH_DIR")
   "$FLUXJAC" run --mesh "$paper" --variant all --assembly node --warmup 3 --reps "$REPS" --no-validate -q \
-    --json "$OUT/one-gpu-node.json" >"$WORK/table.txt" || status=1
+    --force --json "$OUT/one-gpu-node.json" >"$WORK/table.txt" || status=1
   { echo "== one GPU, node assembly"; cat "$WORK/table.txt"; } | tee -a "$summary"
   "${mpirun[@]}" "$FLUXJAC" run --mesh "$paper" --variant all --assembly node --warmup 3 --reps "$REPS" \
-    -o "$WORK/many.h5" --json "$OUT/many-ranks-node.json" --csv "$OUT/many-ranks-node.csv" >"$WORK/table.txt" \
+    --force -o "$WORK/many.h5" --json "$OUT/many-ranks-node.json" --csv "$OUT/many-ranks-node.csv" >"$WORK/table.txt" \
     2>"$OUT/many-ranks.log" || status=1
   tee -a "$summary" <"$WORK/table.txt"
   for variant in "${variants[@]}"; do
@@ -395,7 +395,7 @@ cmd_mpi() {
   done
   if [[ "$EDGE" == 1 ]]; then
     "${mpirun[@]}" "$FLUXJAC" run --mesh "$paper" --variant all --assembly edge --warmup 3 --reps "$REPS" \
-      --json "$OUT/many-ranks-edge.json" >"$WORK/table.txt" 2>>"$OUT/many-ranks.log" || status=1
+      --force --json "$OUT/many-ranks-edge.json" >"$WORK/table.txt" 2>>"$OUT/many-ranks.log" || status=1
     { echo "== edge assembly, $RANKS ranks"; cat "$WORK/table.txt"; } | tee -a "$summary"
   fi
 
@@ -407,7 +407,7 @@ cmd_mpi() {
       if [[ $kind == weak && -n "${WEAK_N:-}" ]]; then meshes=(--mesh "mixed:$WEAK_N:rcm"); fi
       if [[ $kind == strong && -n "${STRONG_N:-}" ]]; then meshes=(--mesh "mixed:$STRONG_N:rcm"); fi
       "${mpirun[@]}" "$FLUXJAC" bench --config "configs/$kind-scaling.toml" "${meshes[@]}" --ranks "$counts" \
-        --cache "$WORK/cache" --json "$OUT/$kind-scaling.json" --csv "$OUT/$kind-scaling.csv" >"$WORK/table.txt" \
+        --cache "$WORK/cache" --force --json "$OUT/$kind-scaling.json" --csv "$OUT/$kind-scaling.csv" >"$WORK/table.txt" \
         2>"$OUT/$kind-scaling.log" || status=1
       { echo "== $kind scaling"; grep -vE "^(tolerances|$)" "$WORK/table.txt" || true; } | tee -a "$summary"
       rm -rf "$WORK/cache"
@@ -486,7 +486,7 @@ cmd_ab() {
           validate=--no-validate
           [[ $side == new && $mode == full ]] && validate=--validate
           "$binary" run --mesh "$mesh" --variant "$VARIANTS" --mode "$mode" "${flag[@]}" --warmup 3 --reps "$REPS" \
-            $validate -q --json "$OUT/$side-$key-$mode.json" "${extra_run_args[@]}" >"$WORK/table.txt" 2>&1 ||
+            $validate -q --force --json "$OUT/$side-$key-$mode.json" "${extra_run_args[@]}" >"$WORK/table.txt" 2>&1 ||
             status=1
           if [[ $side == new && $mode == full ]]; then cat "$WORK/table.txt"; fi
         done
@@ -588,7 +588,7 @@ cmd_largest() {
     log "$kind scaling of mixed:$N1:rcm over $counts ranks ($VARIANTS, node assembly, median of $REPS)"
     start=$(date +%s)
     mpirun -np "$RANKS" --bind-to none "$FLUXJAC" bench --mesh "mixed:$N1:rcm" --variant "$VARIANTS" --assembly node \
-      --ranks "$counts" --scaling "$kind" --warmup 2 --reps "$REPS" --no-validate --json "$OUT/$kind.json" \
+      --ranks "$counts" --scaling "$kind" --warmup 2 --reps "$REPS" --no-validate --force --json "$OUT/$kind.json" \
       --csv "$OUT/$kind.csv" >"$OUT/$kind-table.txt" 2>"$OUT/$kind.log" || status=1
     { echo "== $kind scaling, mixed:$N1:rcm (per GPU unless none) ($(( $(date +%s) - start )) s)"
       cat "$OUT/$kind-table.txt"
@@ -727,7 +727,7 @@ cmd_node() {
   if [[ -n "${FLUXJAC_CACHE:-}" ]]; then cache_args=(--cache "$FLUXJAC_CACHE"); fi
   fluxjac_step "bench: $fluxjac bench --config $config ${cache_args[*]} $*"
   status=0
-  "$fluxjac" bench --config "$config" "${cache_args[@]}" --csv "$folder/results.csv" --json "$folder/results.json" \
+  "$fluxjac" bench --config "$config" "${cache_args[@]}" --force --csv "$folder/results.csv" --json "$folder/results.json" \
     "$@" 2>&1 | tee "$folder/bench.log" || status=${PIPESTATUS[0]}
 
   if [[ -f "$folder/results.json" ]]; then
@@ -776,7 +776,7 @@ cmd_scaling() {
   # Generation: bench's weak scaling grows mixed:GEN_N1 with the ranks; every count's mesh is generated in parts (one
   # rank: one part). The CPU reference is timed once, unvalidated: the steps are what this measures.
   mpirun -np "$largest" --bind-to none "$FLUXJAC" bench --mesh "mixed:$GEN_N1:rcm" --variant reference \
-    --ranks "$counts" --scaling weak --warmup 0 --reps 1 --no-validate --json "$OUT/generation.json" \
+    --ranks "$counts" --scaling weak --warmup 0 --reps 1 --no-validate --force --json "$OUT/generation.json" \
     >"$OUT/generation.log" 2>&1 || { tail -30 "$OUT/generation.log"; exit 1; }
 
   # Partition: a file of PART_N1 per rank (made by one process), partitioned by P ranks with PT-Scotch and written.
@@ -786,7 +786,7 @@ cmd_scaling() {
     ((p > 1)) || continue
     n=$(python3 -c "print(round($PART_N1 * $p ** (1 / 3)))")
     mesh=$(fluxjac_standard_mesh mixed "$n" rcm "$WORK")
-    mpirun -np "$p" --bind-to none "$FLUXJAC" mesh partition "$mesh" --parts "$p" -o "$WORK/parts-$p.h5" \
+    mpirun -np "$p" --bind-to none "$FLUXJAC" mesh partition "$mesh" --parts "$p" --force -o "$WORK/parts-$p.h5" \
       >"$OUT/partition-$p.log" 2>&1 || { tail -30 "$OUT/partition-$p.log"; exit 1; }
     rm -f "$mesh" "$WORK/parts-$p.h5"
   done
