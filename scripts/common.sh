@@ -69,6 +69,11 @@ fluxjac_install_packages() {
   fi
 }
 
+# Whether this machine has an NVIDIA GPU that nvidia-smi lists.
+fluxjac_has_gpu() {
+  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q "^GPU "
+}
+
 # Prints the binary folder of configure preset PRESET of the checkout SOURCE_DIR (default: this one): the presets'
 # binaryDir, ${sourceDir}/build/${presetName}.
 fluxjac_build_dir() {
