@@ -1044,6 +1044,26 @@ TEST(OutputSafetyNames, RowWriterErrorsNameTheOutputNotItsTemporary) {
   }
 }
 
+// ---- an input that is not a regular file ----------------------------------------------------------------------------
+
+TEST(InputSafety, AFifoAsAnyHdf5InputIsRefusedAtOnce) {
+  const TempDir folder;
+  const std::string fifo = folder.file("pipe.h5");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Opening a FIFO for reading waits for a writer: `timeout` turns a hang into exit code 124.
+  for (const std::string& args :
+       {fmt::format("run --mesh '{}' --state '{}'", small_mesh(), fifo),
+        fmt::format("run --mesh '{}' --reference '{}'", small_mesh(), fifo), fmt::format("info '{}'", fifo),
+        fmt::format("mesh partition '{}' --parts 2 -o '{}'", fifo, folder.file("p.h5")),
+        fmt::format("mesh dual '{}' -o '{}'", fifo, folder.file("d.h5"))}) {
+    const test::CommandResult result = test::run_command(fmt::format("timeout 20 '{}' {}", FLUXJAC_EXECUTABLE, args));
+    EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, "pipe.h5: is not a regular file")) << args << "\n" << result.output;
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"pipe.h5"}) << "an output was written";
+}
+
 // ---- an existing output is replaced only with --force ------------------------------------------------------------
 
 /// One writer of an existing file: the command line that writes it (the file's name last in its arguments).

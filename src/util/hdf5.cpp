@@ -196,6 +196,9 @@ File File::open(const std::string& path, Mode mode, const std::string& display_n
   if (kind == InputPathKind::kMissing) fail(ExitCode::kInvalidInput, "{}: file not found", name);
   if (kind == InputPathKind::kDirectory)
     fail(ExitCode::kInvalidInput, "{}: is a directory, expected an HDF5 file", name);
+  // Before any open: opening a FIFO for reading waits for a writer, for ever.
+  if (kind == InputPathKind::kOther)
+    fail(ExitCode::kInvalidInput, "{}: is not a regular file (a FIFO, device or socket), expected an HDF5 file", name);
   if (!std::ifstream(path, std::ios::binary))
     fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", name);
   if (H5Fis_hdf5(path.c_str()) <= 0) fail(ExitCode::kInvalidInput, "{}: not an HDF5 file", name);
