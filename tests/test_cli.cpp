@@ -424,6 +424,27 @@ TEST(CliConfig, FileSetsOptionsAndTheCommandLineOverridesThem) {
   EXPECT_EQ(reps_column("--reps 2"), "2") << "--reps on the command line overrides the config file";
 }
 
+TEST(CliConfig, PathsResolveFromTheConfigFilesFolderWhereverFluxjacStarts) {
+  const TempDir folder;
+  std::filesystem::create_directories(folder.path() / "study" / "meshes");
+  std::filesystem::copy_file(small_mesh(), folder.file("study/meshes/box.h5"));
+  const std::string config = folder.file("study/run.toml");
+  std::ofstream(config) << "mesh = \"meshes/box.h5\"\nvariant = \"reference\"\nreps = 1\nwarmup = 0\n"
+                           "json = \"out/runs.json\"\n";
+  std::filesystem::create_directories(folder.path() / "study" / "out");
+  // Started from another folder: the mesh and the output are the config folder's.
+  const CommandResult result = test::run_command(
+      fmt::format("cd {} && '{}' run -q --config study/run.toml", quoted(folder.path().string()), FLUXJAC_EXECUTABLE));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(std::filesystem::exists(folder.file("study/out/runs.json")));
+  // A path that is not there is named as tried, from the config's folder.
+  std::ofstream(config) << "mesh = \"missing.h5\"\nvariant = \"reference\"\n";
+  const CommandResult missing = test::run_command(
+      fmt::format("cd {} && '{}' run -q --config study/run.toml", quoted(folder.path().string()), FLUXJAC_EXECUTABLE));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("study/missing.h5"), std::string::npos) << missing.output;
+}
+
 TEST(CliConfig, FlagKeysMeanWhatTheirNamesSay) {
   const TempDir folder;
   const std::string config = folder.file("flags.toml"), csv = folder.file("runs.csv");

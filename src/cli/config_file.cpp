@@ -10,9 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "bench/mesh_source.hpp"
 #include "cli/commands.hpp"
 #include "util/error.hpp"
 #include "util/nearest_name.hpp"
+#include "util/output_paths.hpp"
 
 namespace fluxjac {
 namespace {
@@ -214,6 +216,28 @@ std::string config_file_path(const CLI::App& subcommand) {
   return config && config->count() > 0 ? config->as<std::string>() : std::string();
 }
 
+namespace {
+
+/// Whether option's values name files or folders (a mesh, a state, a reference, an output, the mesh cache).
+bool names_paths(const CLI::Option& option) {
+  for (const std::string& name : option.get_lnames())
+    for (const char* path_option : {"mesh", "state", "reference", "output", "json", "csv", "cache"})
+      if (name == path_option) return true;
+  return false;
+}
+
+/// A path a config file gives, from the config file's folder (as CMake presets resolve theirs): unchanged when it is
+/// absolute, standard output ("-") or a generator spec, or when the config file is in the current folder.
+std::string from_config_folder(const std::string& config, const std::string& value) {
+  const std::filesystem::path folder = std::filesystem::path(config).parent_path();
+  if (value.empty() || value == kStandardOutput || folder.empty() || std::filesystem::path(value).is_absolute() ||
+      looks_like_mesh_spec(value))
+    return value;
+  return (folder / value).lexically_normal().string();
+}
+
+}  // namespace
+
 void apply_config_file(CLI::App& subcommand) {
   const std::string path = config_file_path(subcommand);
   if (path.empty()) return;
@@ -245,6 +269,8 @@ void apply_config_file(CLI::App& subcommand) {
     } else if (most == 1 && (entry.is_list || inputs.size() != 1)) {
       fail(ExitCode::kUsage, "{}:{}: '{}' takes one value, not a list", path, entry.line, entry.key);
     }
+    if (most != 0 && names_paths(*option))
+      for (std::string& input : inputs) input = from_config_folder(path, input);
     if (option->count() > 0) continue;  // the command line wins
     try {
       option->add_result(inputs);
