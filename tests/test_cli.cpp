@@ -424,6 +424,17 @@ TEST(CliConfig, FileSetsOptionsAndTheCommandLineOverridesThem) {
   EXPECT_EQ(reps_column("--reps 2"), "2") << "--reps on the command line overrides the config file";
 }
 
+TEST(CliMessages, AMisspelledGeneratorKindGetsTheNearestKind) {
+  for (const auto& [spec, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"mixd:20:rcm", "mixed"}, {"tett:3:random", "tet"}}) {
+    const CommandResult result = run_fluxjac(fmt::format("run -q --mesh {}", spec));
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find(fmt::format("did you mean '{}'?", kind)), std::string::npos) << result.output;
+  }
+  const CommandResult plain = run_fluxjac("run -q --mesh no-such-mesh.h5");
+  EXPECT_EQ(plain.output.find("did you mean"), std::string::npos) << plain.output;
+}
+
 TEST(CliConfig, PathsResolveFromTheConfigFilesFolderWhereverFluxjacStarts) {
   const TempDir folder;
   std::filesystem::create_directories(folder.path() / "study" / "meshes");

@@ -328,6 +328,23 @@ TEST(MeshDual, OrderingsKeepStateBoundaryAndClosureWithTheirNodes) {
   }
 }
 
+TEST(MeshDual, AnElementMeshGivenForAnEdgeMeshNamesMeshDual) {
+  TempDir dir;
+  write_element_mesh(dir.file("box.h5"), mixed_box(), nullptr);
+  for (const std::string& command :
+       {"run -q --mesh " + quoted(dir.file("box.h5")), "info " + quoted(dir.file("box.h5")),
+        "mesh partition " + quoted(dir.file("box.h5")) + " --parts 2 -o " + quoted(dir.file("p.h5"))}) {
+    const CommandResult result = run_fluxjac(command);
+    if (command.rfind("info", 0) == 0) {  // info describes any fluxjac file, an element mesh too
+      EXPECT_EQ(result.exit_code, 0) << result.output;
+      continue;
+    }
+    EXPECT_EQ(result.exit_code, 2) << command << "\n" << result.output;
+    EXPECT_NE(result.output.find("an element mesh"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("fluxjac mesh dual"), std::string::npos) << result.output;
+  }
+}
+
 TEST(MeshDual, FreestreamStateFollowsMachAndAngles) {
   TempDir dir;
   write_element_mesh(dir.file("box.h5"), mixed_box(), nullptr);

@@ -15,6 +15,7 @@
 #include "util/hdf5.hpp"
 #include "util/input_path.hpp"
 #include "util/named_enum.hpp"
+#include "util/nearest_name.hpp"
 #include "util/note.hpp"
 #include "version.hpp"
 
@@ -100,10 +101,17 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
     source.order = to_string(source.spec->order);
     return source;
   }
-  // A missing input file is invalid input (exit 2) in every subcommand, as when read_edge_mesh finds none.
-  if (kind == InputPathKind::kMissing)
-    fail(ExitCode::kInvalidInput, "{}: file not found (nor a generator spec kind:n:order[:seed] such as mixed:20:rcm)",
-         text);
+  // A missing input file is invalid input (exit 2) in every subcommand, as when read_edge_mesh finds none. A name of
+  // the spec's shape with a misspelled kind gets the nearest kind.
+  if (kind == InputPathKind::kMissing) {
+    const std::size_t colon = text.find(':');
+    std::vector<std::string> kinds;
+    for (const NamedValue<MeshKind>& named : names_of(MeshKind{})) kinds.emplace_back(named.name);
+    const std::string hint = colon == std::string::npos ? std::string() : did_you_mean(text.substr(0, colon), kinds);
+    fail(ExitCode::kInvalidInput,
+         "{}: file not found (nor a generator spec kind:n:order[:seed] such as mixed:20:rcm){}{}", text,
+         hint.empty() ? "" : ": kind '" + text.substr(0, colon) + "' is not one", hint);
+  }
   if (kind != InputPathKind::kFile) fail(ExitCode::kInvalidInput, "{}: not a file", text);
   source.file = text;
   return source;

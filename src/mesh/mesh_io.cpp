@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "mesh/element_io.hpp"
 #include "physics/gas.hpp"
 #include "util/atomic_output.hpp"
 #include "util/bucket_sort.hpp"
@@ -16,6 +17,15 @@
 #include "util/memory.hpp"
 
 namespace fluxjac {
+
+void require_edge_mesh_format(const h5::File& file) {
+  if (h5::read_format(file) == std::optional<std::string>(kElementMeshFormat))
+    fail(ExitCode::kInvalidInput,
+         "{}: an element mesh (format \"{}\"), not an edge mesh: make its edge mesh with 'fluxjac mesh dual {} -o "
+         "EDGES.h5' and give that file",
+         file.name(), kElementMeshFormat, file.name());
+  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+}
 namespace {
 
 using namespace edge_mesh_paths;
@@ -244,7 +254,7 @@ namespace {
 /// volumes are then not read).
 EdgeMesh read_edges_of(const std::string& path, const std::vector<std::int64_t>* rows, std::int64_t* file_edges) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  require_edge_mesh_format(file);
   EdgeMesh mesh;
   mesh.n_nodes = read_node_count(file);
 
@@ -358,7 +368,7 @@ namespace {
 
 FlowState read_state_of(const std::string& path, std::int64_t expected_nodes, const h5::RowRange* rows) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  require_edge_mesh_format(file);
   if (!h5::exists(file, kState))
     fail(ExitCode::kInvalidInput, "{}: {}: dataset not found (no flow state in this file; give one with --state)", path,
          kState);

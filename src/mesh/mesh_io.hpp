@@ -18,6 +18,10 @@ class File;
 inline constexpr const char* kEdgeMeshFormat = "fluxjac-edge-mesh";
 /// Root attribute `version` of mesh and state files.
 inline constexpr int kEdgeMeshFormatVersion = 1;
+
+/// \brief Requires the format of an edge-mesh file (h5::require_format), naming `fluxjac mesh dual` for an element
+/// mesh, the file the edge mesh is made from.
+void require_edge_mesh_format(const h5::File& file);
 /// Largest allowed deviation of |normal| from 1.
 inline constexpr double kNormalTolerance = 1e-6;
 

@@ -96,7 +96,7 @@ void write_partition(const h5::File& file, const PartitionLayout& layout, const 
 
 PartitionLayout read_partition(const std::string& path) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  require_edge_mesh_format(file);
   if (!h5::exists(file, kGroup))
     fail(ExitCode::kInvalidInput,
          "{}: {}: group not found: the file is not partitioned (make a partitioned copy with 'fluxjac mesh partition "
@@ -145,14 +145,14 @@ PartitionLayout read_partition(const std::string& path) {
 
 std::int64_t partition_parts(const std::string& path) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  require_edge_mesh_format(file);
   if (!h5::exists(file, kGroup)) return 0;
   return read_part_count(file, partitioned_node_count(file));
 }
 
 PartitionSlice read_partition_part(const std::string& path, std::int64_t part) {
   const h5::File file = h5::File::open(path);
-  h5::require_format(file, kEdgeMeshFormat, kEdgeMeshFormatVersion);
+  require_edge_mesh_format(file);
   const std::int64_t parts = partition_parts(path);
   if (parts == 0 || part < 0 || part >= parts)
     fail(ExitCode::kInvalidInput, "{}: {}: no part {} (the file has {} parts)", path, kGroup, part, parts);
