@@ -435,6 +435,19 @@ TEST(CliMessages, AMisspelledGeneratorKindGetsTheNearestKind) {
   EXPECT_EQ(plain.output.find("did you mean"), std::string::npos) << plain.output;
 }
 
+TEST(CliMessages, AValueOfTheWrongKindSaysWhatTheOptionTakes) {
+  const CommandResult option = run_fluxjac("run -q --reps three");
+  EXPECT_EQ(option.exit_code, 3) << option.output;
+  EXPECT_NE(option.output.find("--reps three: not a whole number"), std::string::npos) << option.output;
+  const TempDir folder;
+  const std::string config = folder.file("bad.toml");
+  std::ofstream(config) << "reps = \"three\"\n";
+  const CommandResult key = run_fluxjac(fmt::format("run -q --config {}", quoted(config)));
+  EXPECT_EQ(key.exit_code, 3) << key.output;
+  EXPECT_NE(key.output.find("bad.toml:1: reps = three: not a whole number"), std::string::npos) << key.output;
+  EXPECT_EQ(key.output.find("Could not convert"), std::string::npos) << key.output;
+}
+
 TEST(CliConfig, PathsResolveFromTheConfigFilesFolderWhereverFluxjacStarts) {
   const TempDir folder;
   std::filesystem::create_directories(folder.path() / "study" / "meshes");

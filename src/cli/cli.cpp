@@ -18,6 +18,7 @@
 
 #include "cli/command_intent.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_file.hpp"
 #include "cli/output_names.hpp"
 #include "part/ghost_exchange.hpp"
 #include "ranks/communicator.hpp"
@@ -314,7 +315,7 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line like every other error, naming the help that explains the options.
     UsageProblem problem = diagnose(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
-    if (problem.message.empty()) problem.message = e.what();
+    if (problem.message.empty()) problem.message = plain_conversion_message(app, e.what());
     std::replace(problem.message.begin(), problem.message.end(), '\n', ' ');
     RankIntent failed;
     failed.failure = fmt::format("{} (see '{} --help')", problem.message, problem.command);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bench/mesh_source.hpp"
 #include "cli/commands.hpp"
@@ -218,6 +219,14 @@ std::string config_file_path(const CLI::App& subcommand) {
 
 namespace {
 
+/// The option named `name` (with its dashes) in app or in one of its subcommands; nullptr where none is.
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  if (const CLI::Option* option = app.get_option_no_throw(name)) return option;
+  for (const CLI::App* subcommand : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (const CLI::Option* option = find_option(*subcommand, name)) return option;
+  return nullptr;
+}
+
 /// Whether option's values name files or folders (a mesh, a state, a reference, an output, the mesh cache).
 bool names_paths(const CLI::Option& option) {
   for (const std::string& name : option.get_lnames())
@@ -237,6 +246,20 @@ std::string from_config_folder(const std::string& config, const std::string& val
 }
 
 }  // namespace
+
+std::string plain_conversion_message(const CLI::App& app, const std::string& message) {
+  static const std::regex kCouldNotConvert(R"(Could not convert: (--[A-Za-z0-9-]+) = (.*))");
+  std::smatch match;
+  if (!std::regex_match(message, match, kCouldNotConvert)) return message;
+  const CLI::Option* option = find_option(app, match[1].str());
+  const std::string type = option ? option->get_type_name() : std::string();
+  std::string wanted = "a value of another kind";
+  if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0)
+    wanted = "a whole number";
+  else if (type.rfind("FLOAT", 0) == 0)
+    wanted = "a number";
+  return fmt::format("{} {}: not {}", match[1].str(), match[2].str(), wanted);
+}
 
 void apply_config_file(CLI::App& subcommand) {
   const std::string path = config_file_path(subcommand);
@@ -276,6 +299,10 @@ void apply_config_file(CLI::App& subcommand) {
       option->add_result(inputs);
       option->run_callback();
     } catch (const CLI::Error& e) {
+      const std::string message = plain_conversion_message(subcommand, e.what());
+      if (message != e.what())  // "reps = three: not a whole number"
+        fail(ExitCode::kUsage, "{}:{}: {} = {}: not {}", path, entry.line, entry.key, fmt::join(entry.values, ", "),
+             message.substr(message.rfind(": not ") + 6));
       fail(ExitCode::kUsage, "{}:{}: key '{}': {}", path, entry.line, entry.key, e.what());
     }
   }

@@ -32,6 +32,10 @@ void add_config_option(CLI::App& subcommand);
 /// missing file is a usage error naming the file and line.
 void apply_config_file(CLI::App& subcommand);
 
+/// \brief CLI11's "Could not convert: --reps = three" as "--reps three: not a whole number (e.g. --reps 5)", naming
+/// what the option (of app or of one of its subcommands) takes; any other message unchanged.
+std::string plain_conversion_message(const CLI::App& app, const std::string& message);
+
 /// \brief The subcommand's --config file, or "" when none was given (an input the outputs must not overwrite).
 std::string config_file_path(const CLI::App& subcommand);
 
