@@ -351,6 +351,10 @@ TEST(CompareResults, SlowdownBeyondTheToleranceIsARegression) {
   const CommandResult within = run_fluxjac(
       fmt::format("compare {} {} --time-tolerance 0.1", shell_quoted(ci_sweep().json), shell_quoted(slower_by(1.05))));
   EXPECT_EQ(within.exit_code, 0) << "5% is within a 10% tolerance\n" << within.output;
+  EXPECT_TRUE(contains(within.output, "time tolerance 10%")) << within.output;
+  const CommandResult tight = run_fluxjac(fmt::format("compare {} {} --time-tolerance 0.0001",
+                                                      shell_quoted(ci_sweep().json), shell_quoted(slower_by(1.0))));
+  EXPECT_TRUE(contains(tight.output, "time tolerance 0.01%")) << "a small tolerance printed as it is\n" << tight.output;
   const CommandResult faster =
       run_fluxjac(fmt::format("compare {} {}", shell_quoted(slower_by(1.25)), shell_quoted(ci_sweep().json)));
   EXPECT_EQ(faster.exit_code, 0) << faster.output;

@@ -586,7 +586,7 @@ std::string format_comparison(const ResultFile& base, const ResultFile& candidat
   std::string summary;
   for (const auto& [change, n] : counts)
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, to_string(change));
-  out += fmt::format("\n{} cases ({}); time tolerance {:.0f}%: {} regression{}\n", report.cases.size(), summary,
+  out += fmt::format("\n{} cases ({}); time tolerance {:.3g}%: {} regression{}\n", report.cases.size(), summary,
                      100.0 * options.time_tolerance, report.regressions, report.regressions == 1 ? "" : "s");
   return out;
 }
