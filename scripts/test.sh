@@ -6,9 +6,9 @@
 # While ctest runs, it prints its progress every tenth of the tests and each failure as it happens, with the failed
 # test's output (ctest --output-on-failure); everything ctest printed goes to build/ctest.log. It ends with the
 # summary (scripts/ctest_summary.py): the failed tests by name, the counts, and the skipped tests counted by label
-# and reason, e.g. in a CPU-only build
-#   575 tests: 416 passed, 0 failed, 159 skipped
-#     skipped  gpu    155  this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)
+# and reason, in this form (the counts are the suite's of the day) on a machine without a GPU:
+#   N tests: P passed, 0 failed, S skipped (and 1 disabled: MeshGenBenchmark.PaperSizeMixedRcm)
+#     skipped  gpu    G  no CUDA device
 # The exit status is ctest's.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
