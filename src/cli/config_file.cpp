@@ -245,20 +245,21 @@ std::string from_config_folder(const std::string& config, const std::string& val
   return (folder / value).lexically_normal().string();
 }
 
+/// What an option's values must be, for the message about one that is not: "a whole number", "a number".
+std::string wanted_kind(const CLI::Option* option) {
+  const std::string type = option ? option->get_type_name() : std::string();
+  if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0) return "a whole number";
+  if (type.rfind("FLOAT", 0) == 0) return "a number";
+  return "a value of another kind";
+}
+
 }  // namespace
 
 std::string plain_conversion_message(const CLI::App& app, const std::string& message) {
   static const std::regex kCouldNotConvert(R"(Could not convert: (--[A-Za-z0-9-]+) = (.*))");
   std::smatch match;
   if (!std::regex_match(message, match, kCouldNotConvert)) return message;
-  const CLI::Option* option = find_option(app, match[1].str());
-  const std::string type = option ? option->get_type_name() : std::string();
-  std::string wanted = "a value of another kind";
-  if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0)
-    wanted = "a whole number";
-  else if (type.rfind("FLOAT", 0) == 0)
-    wanted = "a number";
-  return fmt::format("{} {}: not {}", match[1].str(), match[2].str(), wanted);
+  return fmt::format("{} {}: not {}", match[1].str(), match[2].str(), wanted_kind(find_option(app, match[1].str())));
 }
 
 void apply_config_file(CLI::App& subcommand) {
@@ -298,11 +299,10 @@ void apply_config_file(CLI::App& subcommand) {
     try {
       option->add_result(inputs);
       option->run_callback();
+    } catch (const CLI::ConversionError&) {  // "reps = three: not a whole number"
+      fail(ExitCode::kUsage, "{}:{}: {} = {}: not {}", path, entry.line, entry.key, fmt::join(entry.values, ", "),
+           wanted_kind(option));
     } catch (const CLI::Error& e) {
-      const std::string message = plain_conversion_message(subcommand, e.what());
-      if (message != e.what())  // "reps = three: not a whole number"
-        fail(ExitCode::kUsage, "{}:{}: {} = {}: not {}", path, entry.line, entry.key, fmt::join(entry.values, ", "),
-             message.substr(message.rfind(": not ") + 6));
       fail(ExitCode::kUsage, "{}:{}: key '{}': {}", path, entry.line, entry.key, e.what());
     }
   }

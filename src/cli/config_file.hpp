@@ -32,7 +32,7 @@ void add_config_option(CLI::App& subcommand);
 /// missing file is a usage error naming the file and line.
 void apply_config_file(CLI::App& subcommand);
 
-/// \brief CLI11's "Could not convert: --reps = three" as "--reps three: not a whole number (e.g. --reps 5)", naming
+/// \brief CLI11's "Could not convert: --reps = three" as "--reps three: not a whole number", naming
 /// what the option (of app or of one of its subcommands) takes; any other message unchanged.
 std::string plain_conversion_message(const CLI::App& app, const std::string& message);
 

@@ -18,12 +18,12 @@ class File;
 inline constexpr const char* kEdgeMeshFormat = "fluxjac-edge-mesh";
 /// Root attribute `version` of mesh and state files.
 inline constexpr int kEdgeMeshFormatVersion = 1;
+/// Largest allowed deviation of |normal| from 1.
+inline constexpr double kNormalTolerance = 1e-6;
 
 /// \brief Requires the format of an edge-mesh file (h5::require_format), naming `fluxjac mesh dual` for an element
 /// mesh, the file the edge mesh is made from.
 void require_edge_mesh_format(const h5::File& file);
-/// Largest allowed deviation of |normal| from 1.
-inline constexpr double kNormalTolerance = 1e-6;
 
 /// \brief The groups and datasets of a fluxjac-edge-mesh file (docs/formats.md): one list for every reader and
 /// writer of the format (mesh_io, edge_mesh_extras, partition_io).

@@ -40,12 +40,15 @@ class HeldIds {
 /// locality keep a part's ids close; at most 32 bytes per id), else a binary search. `place(id)` is that of a held id.
 class SortedIds {
  public:
+  /// The most table entries per id: a span beyond this many times the ids' number is searched instead.
+  static constexpr std::int64_t kSpanPerId = 8;
+
   /// `ids`: ascending and distinct; kept by reference.
   explicit SortedIds(const std::vector<std::int64_t>& ids) : ids_(ids) {
     if (ids.empty() || ids.size() >= (std::size_t{1} << 31)) return;
     first_ = ids.front();
     const std::int64_t span = ids.back() - first_ + 1;
-    if (span > 8 * static_cast<std::int64_t>(ids.size())) return;
+    if (span > kSpanPerId * static_cast<std::int64_t>(ids.size())) return;
     table_.assign(static_cast<std::size_t>(span), 0);
     for (std::size_t k = 0; k < ids.size(); ++k)
       table_[static_cast<std::size_t>(ids[k] - first_)] = static_cast<std::int32_t>(k);
@@ -56,7 +59,7 @@ class SortedIds {
     if (ids.empty()) return ids;
     const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
     const std::int64_t first = *low, span = *high - first + 1;
-    if (span > 8 * static_cast<std::int64_t>(ids.size())) {
+    if (span > kSpanPerId * static_cast<std::int64_t>(ids.size())) {
       std::sort(ids.begin(), ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
       return ids;
