@@ -6,7 +6,8 @@ As a module (with scripts/ on sys.path, or this file copied beside your code):
     from load_jacobian import load_jacobian, read_jacobian
     A = load_jacobian("J.h5")       # scipy.sparse.bsr_matrix of 5x5 blocks, float64: Adiag + Aoff in one matrix
     y = A @ v                       # v: float64 [5 n_nodes], node-major: v[5 i + c] is component c of node i
-    J = read_jacobian("J.h5")       # the four datasets as NumPy arrays (J.adiag, J.row_ptr, J.col_idx, J.aoff)
+    J = read_jacobian("J.h5")       # the datasets as NumPy arrays (J.adiag, J.row_ptr, J.col_idx, J.aoff)
+    J.residual                      # R at the state, float64 [n_nodes, 5] (None in files of version 1-2)
     J.orientation                   # "A" (dR/dQ) or "A^T" (written by `fluxjac run --transpose`)
 
 From the shell:
@@ -32,7 +33,7 @@ import h5py
 import numpy as np
 
 FORMAT = "fluxjac-jacobian"
-VERSIONS = (1, 2)  # version 2 records the orientation; version 1 files hold A
+VERSIONS = (1, 2, 3)  # version 3 adds /residual; version 2 records the orientation; version 1 files hold A
 ORIENTATIONS = ("A", "A^T")
 BLOCK = 5
 EXIT_CHECK_FAILED = 1
@@ -54,6 +55,7 @@ class JacobianArrays:
     attributes: dict     # the string attributes of /jacobian: variant, mesh_file, state_file, fluxjac_version, ...
     orientation: str = "A"  # the matrix the datasets hold: "A" = dR/dQ or "A^T", its transpose (same layout)
     version: int = VERSIONS[-1]
+    residual: np.ndarray = None  # float64 [n_nodes, 5]: R at the state (/residual, version 3 on; else None)
 
     @property
     def n_nodes(self):
@@ -94,6 +96,14 @@ def read_jacobian(path):
                 fail(f"/jacobian/{name}", f"type {dataset.dtype.name}, expected {' or '.join(types)}")
             arrays[name] = dataset[()]
         attributes = {key: _text(value) for key, value in file["jacobian"].attrs.items()}
+        residual = None
+        if version >= 3:
+            dataset = file.get("residual")
+            if not isinstance(dataset, h5py.Dataset):
+                fail("/residual", "dataset not found (version 3 files hold R)")
+            if dataset.dtype.name != "float64":
+                fail("/residual", f"type {dataset.dtype.name}, expected float64")
+            residual = dataset[()]
     orientation = attributes.get("orientation", "A" if version == 1 else None)
     if orientation not in ORIENTATIONS:
         fail("/jacobian", f"attribute orientation is {orientation!r}, expected 'A' or 'A^T'")
@@ -135,8 +145,15 @@ def read_jacobian(path):
         if bad.size:
             block, entry = divmod(int(bad[0]), BLOCK * BLOCK)
             fail(f"/jacobian/{name}[{block}]", f"entry {divmod(entry, BLOCK)} is not finite")
+    if residual is not None:
+        if residual.shape != (n_nodes, BLOCK):
+            fail("/residual", f"shape {residual.shape}, expected [n_nodes, 5] = [{n_nodes}, 5]")
+        bad = np.flatnonzero(~np.isfinite(residual.reshape(-1)))
+        if bad.size:
+            node, component = divmod(int(bad[0]), BLOCK)
+            fail(f"/residual[{node}]", f"component {component} is not finite")
     return JacobianArrays(adiag=adiag, row_ptr=row_ptr, col_idx=col_idx.astype(np.int32), aoff=aoff,
-                          attributes=attributes, orientation=orientation, version=int(version))
+                          attributes=attributes, orientation=orientation, version=int(version), residual=residual)
 
 
 def to_bsr(jacobian):

@@ -89,7 +89,7 @@ TEST_F(JacobianIO, RoundTripIsBitwiseExact) {
 TEST_F(JacobianIO, FileLayoutIsTheDocumentedOne) {
   const h5::File file = h5::File::open(path_);
   EXPECT_EQ(h5::read_format(file), std::optional<std::string>("fluxjac-jacobian"));
-  EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), std::optional<std::int64_t>(2));
+  EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), std::optional<std::int64_t>(3));
   EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "orientation"), std::optional<std::string>("A"));
   EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "variant"), std::optional<std::string>("dn5_2"));
   const auto expect_dataset = [&](const char* path, h5::ElementType type, std::vector<std::int64_t> shape) {
@@ -101,6 +101,7 @@ TEST_F(JacobianIO, FileLayoutIsTheDocumentedOne) {
   expect_dataset("/jacobian/row_ptr", h5::kInt64, {5});
   expect_dataset("/jacobian/col_idx", h5::kInt32, {8});
   expect_dataset("/jacobian/aoff", h5::kFloat32, {8, 5, 5});
+  expect_dataset("/residual", h5::kFloat64, {4, 5});
 }
 
 TEST_F(JacobianIO, MissingProvenanceAttributesReadAsEmpty) {

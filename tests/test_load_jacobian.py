@@ -165,6 +165,10 @@ def check_file(fluxjac, mesh, name):
     error = relative_difference(A @ direction, central)
     check(error <= 1e-6, f"{name}: A @ v equals the central difference of the residual along v "
           f"(max difference {error:.1e} of max |dR/dQ v|, tolerance 1e-6; Aoff is float32)")
+    written = load_jacobian.read_jacobian(jacobian_path).residual
+    error = relative_difference(written.reshape(-1), residual(edges, normals, areas, Q).reshape(-1))
+    check(written.shape == (n_nodes, 5) and error <= 1e-13,
+          f"{name}: /residual equals the NumPy residual R(Q) (max difference {error:.1e} of max |R|)")
 
     # What a wrong loader would give: each must miss both references by far more than their tolerances.
     arrays = load_jacobian.read_jacobian(jacobian_path)
@@ -196,8 +200,8 @@ def check_transpose(fluxjac, mesh, name, A, direction, central):
     transpose_path = f"JT-{name}.h5"
     run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--transpose", "--force", "-o", transpose_path)
     arrays = load_jacobian.read_jacobian(transpose_path)
-    check(arrays.orientation == "A^T" and arrays.version == 2,
-          f"{name}: --transpose writes version 2 with orientation A^T ({arrays.version}, {arrays.orientation})")
+    check(arrays.orientation == "A^T" and arrays.version == 3,
+          f"{name}: --transpose writes version 3 with orientation A^T ({arrays.version}, {arrays.orientation})")
     AT = load_jacobian.load_jacobian(transpose_path)
     check(isinstance(AT, scipy.sparse.bsr_matrix) and AT.blocksize == (5, 5),
           f"{name}: the A^T file loads as a BSR matrix of 5x5 blocks")
@@ -232,6 +236,7 @@ def check_command_line(jacobian_path):
         for key, value in source.attrs.items():
             target.attrs[key] = value
         source.copy("jacobian", target)
+        source.copy("residual", target)
         row_ptr, col_idx = target["jacobian/row_ptr"][()], target["jacobian/col_idx"][()]
         row = int(np.flatnonzero(np.diff(row_ptr) >= 2)[0])
         first = int(row_ptr[row])

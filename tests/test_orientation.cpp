@@ -133,7 +133,7 @@ TEST_F(OrientationFile, RoundTripOfBothOrientations) {
     EXPECT_EQ(stored.info.format_version, kJacobianFormatVersion);
     EXPECT_EQ(read_jacobian_info(path).orientation, orientation);
     const h5::File file = h5::File::open(path);
-    EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), 2);
+    EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), 3);
     EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "orientation"), std::string(to_string(orientation)));
   }
 }
@@ -171,9 +171,9 @@ TEST_F(OrientationFile, AMissingOrUnknownOrientationOrVersionIsRefused) {
   {
     const h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
     h5::remove_attribute(file, "/", "version");
-    h5::write_attribute(file, "/", "version", std::int32_t{3});
+    h5::write_attribute(file, "/", "version", std::int32_t{4});
   }
-  test::expect_invalid([&] { read_jacobian_info(path); }, {"bad.h5", "version", "3", "versions 1 to 2"});
+  test::expect_invalid([&] { read_jacobian_info(path); }, {"bad.h5", "version", "4", "versions 1 to 3"});
 }
 
 }  // namespace

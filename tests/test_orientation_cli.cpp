@@ -61,7 +61,7 @@ TEST_F(OrientationCli, TransposeWritesTheTransposeOfTheDefaultFileAndInfoShowsIt
 
   const CommandResult info = run_fluxjac(fmt::format("info '{}'", of_transpose));
   ASSERT_EQ(info.exit_code, 0) << info.output;
-  EXPECT_NE(info.output.find("version 2"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("version 3"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("orientation           A^T"), std::string::npos) << info.output;
   const CommandResult info_a = run_fluxjac(fmt::format("info '{}'", of_a));
   EXPECT_NE(info_a.output.find("orientation           A = dR/dQ"), std::string::npos) << info_a.output;

@@ -80,6 +80,8 @@ def perturbed_copy(source, target, dataset, factor):
         for key, value in original.attrs.items():
             copy.attrs[key] = value
         original.copy("jacobian", copy)
+        if "residual" in original:
+            original.copy("residual", copy)
         values = copy[f"jacobian/{dataset}"]
         values[...] = scale_largest(values[()], factor)
     return target

@@ -63,8 +63,8 @@ inline void reference_face_jacobian(const double left[5], const double right[5],
   for (int k = 0; k < kBlock; ++k) edge.left[k] = left[k], edge.right[k] = right[k];
   edge.normal = n;
   edge.area = 1.0;  // exact: the entries are the per-unit-area derivatives
-  double local[kLocalJacobianEntries];
-  reference_local_jacobian(edge, local);
+  double local[kLocalJacobianEntries], flux[kBlock];
+  reference_local_jacobian(edge, local, flux);
   for (int side = 0; side < 2; ++side)
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) jacobian[m][side * kBlock + k] = local[local_entry(side, m, k)];

@@ -92,30 +92,38 @@ TEST_P(VariantLanes, MatchTheReferenceOnTheFortranVectors) {
   const auto cases = test::load_flux_cases();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const EdgeInput edge = edge_from_case(cases[i], 0.75);
-    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
-    reference_local_jacobian(edge, expected);
+    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries], expected_flux[kBlock], flux[kBlock];
+    reference_local_jacobian(edge, expected, expected_flux);
     std::fill(local, local + kLocalJacobianEntries, std::nan(""));  // poison: every entry must be written
-    emulate_(edge, local);
+    std::fill(flux, flux + kBlock, std::nan(""));
+    emulate_(edge, local, flux);
     const double scale = max_abs(expected, kLocalJacobianEntries);
     for (int j = 0; j < kLocalJacobianEntries; ++j)
       ASSERT_LE(std::abs(local[j] - expected[j]), 1e-13 * scale)
           << "case " << i << " side " << j / kBlockEntries << " entry " << j % kBlockEntries;
+    const double flux_scale = max_abs(expected_flux, kBlock);
+    for (int m = 0; m < kBlock; ++m)
+      ASSERT_LE(std::abs(flux[m] - expected_flux[m]), 1e-14 * flux_scale) << "case " << i << " flux " << m;
   }
 }
 
 /// The states of a generated mesh (all entropy-fix branches occur there).
 TEST_P(VariantLanes, MatchTheReferenceOnAGeneratedMesh) {
   const GeneratedMesh generated = test::generate_mesh("mixed", 5);
-  double worst = 0.0;
+  double worst = 0.0, worst_flux = 0.0;
   for (edge_index e = 0; e < generated.mesh.n_edges(); ++e) {
     const EdgeInput edge = gather_edge(generated.mesh, generated.state, e);
-    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries];
-    reference_local_jacobian(edge, expected);
-    emulate_(edge, local);
+    double expected[kLocalJacobianEntries], local[kLocalJacobianEntries], expected_flux[kBlock], flux[kBlock];
+    reference_local_jacobian(edge, expected, expected_flux);
+    emulate_(edge, local, flux);
     const double scale = max_abs(expected, kLocalJacobianEntries);
     for (int j = 0; j < kLocalJacobianEntries; ++j) worst = std::max(worst, std::abs(local[j] - expected[j]) / scale);
+    const double flux_scale = max_abs(expected_flux, kBlock);
+    for (int m = 0; m < kBlock; ++m)
+      worst_flux = std::max(worst_flux, std::abs(flux[m] - expected_flux[m]) / flux_scale);
   }
   EXPECT_LE(worst, 1e-13);
+  EXPECT_LE(worst_flux, 1e-14);
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuEmulated, VariantLanes, ::testing::ValuesIn(test::gpu_variant_strategies()),
@@ -139,9 +147,14 @@ TEST(Assembly, SignsAndSlotsOnAHandMadeMesh) {
 
   Jacobian jacobian;
   assemble_reference(mesh, state, pattern, jacobian);
-  double local0[kLocalJacobianEntries], local1[kLocalJacobianEntries];
-  reference_local_jacobian(gather_edge(mesh, state, 0), local0);
-  reference_local_jacobian(gather_edge(mesh, state, 1), local1);
+  double local0[kLocalJacobianEntries], local1[kLocalJacobianEntries], flux0[kBlock], flux1[kBlock];
+  reference_local_jacobian(gather_edge(mesh, state, 0), local0, flux0);
+  reference_local_jacobian(gather_edge(mesh, state, 1), local1, flux1);
+  for (int m = 0; m < kBlock; ++m) {  // R_0 = +A F of edge 0; R_1 = -A F of edge 0, -A F of edge 1 (it is R there)
+    EXPECT_EQ(jacobian.residual[0 * kBlock + m], flux0[m]);
+    EXPECT_EQ(jacobian.residual[1 * kBlock + m], -flux0[m] - flux1[m]);
+    EXPECT_EQ(jacobian.residual[2 * kBlock + m], flux1[m]);
+  }
   for (int i = 0; i < kBlockEntries; ++i) {
     const double jl0 = local0[i], jr0 = local0[kBlockEntries + i];
     const double jl1 = local1[i], jr1 = local1[kBlockEntries + i];

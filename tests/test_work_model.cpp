@@ -218,43 +218,49 @@ EdgeInput edge_of(const test::FluxCase& c) {
   return edge;
 }
 
-/// Runs `lanes` on double and on CountingReal and expects the same bits in both local Jacobians.
+/// Runs `lanes` on double and on CountingReal and expects the same bits in both local Jacobians and fluxes.
 template <class RunDouble, class RunCounting>
 void expect_same_values(const std::string& what, RunDouble&& run_double, RunCounting&& run_counting) {
   const auto cases = test::load_flux_cases();
   ASSERT_FALSE(cases.empty());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const EdgeInput edge = edge_of(cases[i]);
-    double expected[kLocalJacobianEntries] = {};
-    C counted[kLocalJacobianEntries];
-    run_double(edge, expected);
-    run_counting(counting_input(edge), counted);
+    double expected[kLocalJacobianEntries] = {}, expected_flux[kBlock] = {};
+    C counted[kLocalJacobianEntries], counted_flux[kBlock];
+    run_double(edge, expected, expected_flux);
+    run_counting(counting_input(edge), counted, counted_flux);
     for (int e = 0; e < kLocalJacobianEntries; ++e)
       EXPECT_TRUE(same_bits(counted[e].value(), expected[e]))
           << what << ", case " << i << ", entry " << e << ": " << counted[e].value() << " against " << expected[e];
+    for (int m = 0; m < kBlock; ++m)
+      EXPECT_TRUE(same_bits(counted_flux[m].value(), expected_flux[m]))
+          << what << ", case " << i << ", flux " << m << ": " << counted_flux[m].value() << " against "
+          << expected_flux[m];
   }
 }
 
 template <class Policy>
 void expect_policy_same_values(const std::string& what) {
   expect_same_values(
-      what + " (edge lanes)", [](const EdgeInput& e, double* l) { emulate_edge_lanes<Policy>(e, l); },
-      [](const BasicEdgeInput<C>& e, C* l) { emulate_edge_lanes<Policy>(e, l); });
+      what + " (edge lanes)", [](const EdgeInput& e, double* l, double* f) { emulate_edge_lanes<Policy>(e, l, f); },
+      [](const BasicEdgeInput<C>& e, C* l, C* f) { emulate_edge_lanes<Policy>(e, l, f); });
   expect_same_values(
-      what + " (node lanes)", [](const EdgeInput& e, double* l) { emulate_node_lanes<Policy>(e, l); },
-      [](const BasicEdgeInput<C>& e, C* l) { emulate_node_lanes<Policy>(e, l); });
+      what + " (node lanes)", [](const EdgeInput& e, double* l, double* f) { emulate_node_lanes<Policy>(e, l, f); },
+      [](const BasicEdgeInput<C>& e, C* l, C* f) { emulate_node_lanes<Policy>(e, l, f); });
 }
 
 /// The hand-differentiated side of the hd variant, on either real type.
 struct HandSide {
   template <class Real>
-  static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block) {
+  static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Real* block, Real* scaled_flux) {
     Real own[kBlock], other[kBlock], flux[kBlock], derivative[kBlock][kBlock];
     BasicFaceNormal<Real> normal;
     oriented_states(edge, side, own, other, normal);
     roe_flux_jacobian_hd(own, other, normal, flux, derivative);
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) block[block_entry(m, k)] = scale * derivative[m][k];
+    if (scaled_flux)
+      for (int m = 0; m < kBlock; ++m) scaled_flux[m] = scale * flux[m];
   }
 };
 
@@ -314,6 +320,13 @@ TEST(VariantWork, EveryVariantDeclaresPositiveDeterministicWork) {
   EXPECT_EQ(count_node_lanes<HdLanes>().per_thread, lanes_of("hd", "node").per_thread);
 }
 
+/// Counts with one more flux scaled (A F: 5 multiplies): the node lanes scale each side's outward flux, the edge
+/// lanes the edge's flux once.
+OpCounts plus_one_flux_scaling(OpCounts counts) {
+  counts.mul += kBlock;
+  return counts;
+}
+
 TEST(VariantWork, TheSameTenSeededColumnsCostTheSameAsWritten) {
   // dn_10, dn_5 and dn_2 all evaluate the seeded primitive flux once per column and side, whatever the lanes.
   for (const std::string strategy : {"edge", "node"}) {
@@ -321,8 +334,9 @@ TEST(VariantWork, TheSameTenSeededColumnsCostTheSameAsWritten) {
     EXPECT_EQ(lanes_of("dn_5", strategy).written, dn_10) << strategy;
     EXPECT_EQ(lanes_of("dn_2", strategy).written, dn_10) << strategy;
   }
-  // One column per thread: nothing to share between threads, so node and edge lanes do the same.
-  EXPECT_EQ(lanes_of("dn_10", "edge").per_thread, lanes_of("dn_10", "node").per_thread);
+  // One column per thread: nothing to share between threads, so node and edge lanes do the same, but for the flux's
+  // scaling: each node entry scales its own outward flux, the edge lanes the edge's flux once.
+  EXPECT_EQ(plus_one_flux_scaling(lanes_of("dn_10", "edge").per_thread), lanes_of("dn_10", "node").per_thread);
   // One thread of dn_2 runs five unrolled passes over the same flux value: the value work is done once and only each
   // pass's derivatives are its own, so the thread does less than dn_5's five column lanes of one side, which each
   // compute the value; its derivatives still cost more than the hand Jacobian's.
@@ -371,8 +385,8 @@ TEST(VariantWork, ExpressionTemplatesDoTheArithmeticOfDual) {
 
 TEST(VariantWork, OneLanePerSideDoesTheSameWorkInBothStrategies) {
   for (const std::string name : {"dn_2", "dn5_2", "edn5_2", "hd"}) {
-    EXPECT_EQ(lanes_of(name, "edge").written, lanes_of(name, "node").written) << name;
-    EXPECT_EQ(lanes_of(name, "edge").per_thread, lanes_of(name, "node").per_thread) << name;
+    EXPECT_EQ(plus_one_flux_scaling(lanes_of(name, "edge").written), lanes_of(name, "node").written) << name;
+    EXPECT_EQ(plus_one_flux_scaling(lanes_of(name, "edge").per_thread), lanes_of(name, "node").per_thread) << name;
   }
 }
 
@@ -413,10 +427,10 @@ TEST(VariantWork, TheCanonicalEdgeTakesNoEntropyFixAndAFixCostsMore) {
   // The same edge with a normal almost perpendicular to the velocity: |qn| < delta, the fix fires on two waves.
   BasicEdgeInput<C> slow = counting;
   slow.normal = {C::input(0.0), C::input(0.0), C::input(1.0)};
-  C local[kLocalJacobianEntries];
+  C local[kLocalJacobianEntries], flux[kBlock];
   using Lanes = OneLanePerSide<DirectPass<DualNum5>>;
-  const OpCounts common = count_operations([&] { emulate_edge_lanes<Lanes>(counting, local); });
-  const OpCounts fixed = count_operations([&] { emulate_edge_lanes<Lanes>(slow, local); });
+  const OpCounts common = count_operations([&] { emulate_edge_lanes<Lanes>(counting, local, flux); });
+  const OpCounts fixed = count_operations([&] { emulate_edge_lanes<Lanes>(slow, local, flux); });
   EXPECT_GT(fp64_flops(fixed), fp64_flops(common));
 }
 
@@ -424,14 +438,16 @@ TEST(VariantWork, TheCanonicalEdgeTakesNoEntropyFixAndAFixCostsMore) {
 
 TEST(BytesModel, TheStrategiesMoveWhatTheirKernelsReadAndWrite) {
   const BytesModel edge = edge_strategy_bytes(), node = node_strategy_bytes();
-  // Edge: ids, normal, area, slots per edge; an Aoff block per block; state and the Adiag atomics per node.
+  // Edge: ids, normal, area, slots per edge; an Aoff block per block; state and the Adiag and residual atomics per
+  // node.
   EXPECT_EQ(edge.bytes(0, 1, 2), 2 * 4 + 3 * 8 + 8 + 2 * 4 + 2 * 25 * 4);
-  EXPECT_EQ(edge.bytes(1, 0, 0), 5 * 8 + 2 * 25 * 8);
-  EXPECT_EQ(edge.zeroing_per_node, 25 * 8);
-  // Node: per entry its column, transposed slot, face record and Aoff block; per node row pointer, state, Adiag.
+  EXPECT_EQ(edge.bytes(1, 0, 0), 5 * 8 + 2 * 25 * 8 + 2 * 5 * 8);
+  EXPECT_EQ(edge.zeroing_per_node, (25 + 5) * 8);
+  // Node: per entry its column, transposed slot, face record and Aoff block; per node row pointer, state, Adiag and
+  // residual.
   EXPECT_EQ(node.bytes(0, 1, 2), 2 * (4 + 4 + 32 + 25 * 4));
-  EXPECT_EQ(node.bytes(1, 0, 0), 4 + 5 * 8 + 25 * 8);
-  EXPECT_EQ(node.zeroing_per_node, 0.0) << "the node strategy stores Adiag once: nothing to zero";
+  EXPECT_EQ(node.bytes(1, 0, 0), 4 + 5 * 8 + 25 * 8 + 5 * 8);
+  EXPECT_EQ(node.zeroing_per_node, 0.0) << "the node strategy stores Adiag and R once: nothing to zero";
   EXPECT_GT(edge.per_node, node.per_node) << "the atomics read and write Adiag; the node strategy only writes it";
   // Linear in the mesh sizes, and the per-edge figure folds nodes in at the paper-size ratio.
   EXPECT_DOUBLE_EQ(edge.bytes(1030301, 5580300, 11160600), 5580300 * edge.bytes_per_edge(1030301.0 / 5580300.0));
@@ -463,10 +479,10 @@ TEST(Floor, IsTheSlowerOfMovingTheBytesAndIssuingTheFp64Instructions) {
         << name << ": FP64-bound on a device of unlimited bandwidth";
   }
   EXPECT_EQ(node.floor_seconds(nodes, edges, blocks, 0, 33000), 0.0) << "no ceiling, no floor";
-  // The node strategy's flops add its Adiag sums to the lanes'; the edge strategy's its sign multiplies.
-  EXPECT_EQ(node.fp64_flops_per_edge(), fp64_flops(node.lanes.per_thread) + 2 * 25);
+  // The node strategy's flops add its Adiag and residual sums to the lanes'; the edge strategy's its sign multiplies.
+  EXPECT_EQ(node.fp64_flops_per_edge(), fp64_flops(node.lanes.per_thread) + 2 * (25 + 5));
   EXPECT_EQ(work_of("hd").strategy("edge").fp64_flops_per_edge(),
-            fp64_flops(work_of("hd").strategy("edge").lanes.per_thread) + 2 * 2 * 25);
+            fp64_flops(work_of("hd").strategy("edge").lanes.per_thread) + 2 * (2 * 25 + 5));
 }
 
 // ---- fluxjac list -------------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //
 // A block takes a group of edges; each of an edge's lanes writes its derivative columns into a local
 // Jacobian staged in shared memory; after a barrier the block scatters all local Jacobians with
-// coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot).
+// coalesced accesses: atomics into Adiag and the residual (float64), plain stores into Aoff (float32, one edge per
+// slot).
 #pragma once
 
 #include <type_traits>
@@ -52,6 +53,20 @@ __device__ FLUXJAC_FORCEINLINE void scatter_adiag(const double* staging, edge_in
   }
 }
 
+/// \brief Adds the block's staged fluxes A F(Q_L, Q_R, n) to the residual: R[L] += A F, R[R] -= A F (the signs of
+/// Adiag: block_signs), one atomic per component.
+__device__ FLUXJAC_FORCEINLINE void scatter_residual(const double* staged_flux, edge_index first, int count,
+                                                     const DeviceEdges& mesh, double* residual) {
+  for (int item = threadIdx.x; item < count * 2 * kBlock; item += blockDim.x) {
+    const int local_edge = item / (2 * kBlock);
+    const int side = (item - local_edge * 2 * kBlock) / kBlock;
+    const int component = item - local_edge * 2 * kBlock - side * kBlock;
+    const node_index node = __ldg(&mesh.edges[2 * (first + local_edge) + side]);
+    atomicAdd(&residual[static_cast<std::int64_t>(node) * kBlock + component],
+              block_signs(side).diagonal * staged_flux[local_edge * kBlock + component]);
+  }
+}
+
 /// \brief Writes the block's Aoff blocks (signs: docs/design.md, "Residual, sign convention and the four blocks";
 /// orientation: assembly/orientation.hpp): plain stores, each slot belongs to one edge; consecutive threads write
 /// consecutive entries of one block.
@@ -72,11 +87,13 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 }
 
 /// \brief Assembly kernel of a lane policy: Policy::kLanesPerEdge threads per edge, each calling
-/// Policy::compute(lane, edge, local). Dynamic shared memory: edge_block_shared_bytes(edges_per_block).
+/// Policy::compute(lane, edge, local, flux) (one lane of an edge writes its flux). Dynamic shared memory:
+/// edge_block_shared_bytes(edges_per_block).
 template <class Policy>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
+  double* const staged_flux = staging + edges_per_block * kLocalJacobianEntries;
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
   const int count = static_cast<int>(min(static_cast<edge_index>(edges_per_block), mesh.n_edges - first));
@@ -86,11 +103,13 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   // ---- compute: each lane fills its columns of the edge's local Jacobian ---------------------------
   if (local_edge < count) {
     double* local = staging + local_edge * kLocalJacobianEntries;
+    double* flux = staged_flux + local_edge * kBlock;
     if (stage_flags & kStageCompute) {
-      Policy::compute(lane, load_edge(mesh, first + local_edge), local);
+      Policy::compute(lane, load_edge(mesh, first + local_edge), local, flux);
     } else {  // scatter-only: cheap values the compiler cannot predict
       const double area = __ldg(&mesh.areas[first + local_edge]);
       for (int i = lane; i < kLocalJacobianEntries; i += kLanes) local[i] = area * i;
+      for (int i = lane; i < kBlock; i += kLanes) flux[i] = area * i;
     }
   }
   __syncthreads();
@@ -100,33 +119,39 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
     const bool transposed = stage_flags & kStageTranspose;
     scatter_aoff(staging, first, count, mesh, jacobian.aoff, transposed);
     scatter_adiag(staging, first, count, mesh, jacobian.adiag, transposed);
+    scatter_residual(staged_flux, first, count, mesh, jacobian.residual);
   }
 }
 
 // ---- node strategy: its compute and store phases --------------------------------------------------------------
 
 /// \brief The compute phase of a node tile: Policy::kLanesPerSide threads per entry (i, j) compute
-/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry, laid out as it is stored: as computed in A,
+/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry, and the first of them i's outward flux
+/// A F(Q_i, Q_j, n_out) into the entry's staged flux, laid out as it is stored: as computed in A,
 /// transposed in A^T (kTransposed), so that the scatter phase reads every staged block in order. `load(entry, edge)`
 /// fills the edge as seen from i (i is the left side, the normal points away from it); `load.area(entry)` gives the
 /// face area alone, for the scatter-only mode's cheap values.
 template <class Policy, bool kTransposed, class Load>
-__device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& load, double* staging, int stage_flags) {
+__device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& load, double* staging,
+                                                      double* staged_flux, int stage_flags) {
   constexpr int kLanes = Policy::kLanesPerSide;
   for (int work = threadIdx.x; work < entries * kLanes; work += blockDim.x) {
     const int entry = work / kLanes;
     const int lane = work - entry * kLanes;
     double* out = staging + entry * kBlockEntries;
+    double* flux = lane == 0 ? staged_flux + entry * kBlock : nullptr;
     if (stage_flags & kStageCompute) {
       EdgeInput edge;
       load(entry, edge);
       if constexpr (kTransposed)
-        Policy::compute_side(lane, edge, 0, edge.area, TransposedBlock<double>{out});
+        Policy::compute_side(lane, edge, 0, edge.area, TransposedBlock<double>{out}, flux);
       else
-        Policy::compute_side(lane, edge, 0, edge.area, out);
+        Policy::compute_side(lane, edge, 0, edge.area, out, flux);
     } else {  // scatter-only: cheap values the compiler cannot predict
       const double area = load.area(entry);
       for (int i = lane; i < kBlockEntries; i += kLanes) out[i] = area * i;
+      if (flux)
+        for (int i = 0; i < kBlock; ++i) flux[i] = area * i;
     }
   }
 }
@@ -158,17 +183,58 @@ struct AoffStore {
   float value;
 };
 
+/// \brief Row sums of a node tile's staged values, kWidth per entry (a block's 25, a flux's 5): out[node of row r][c] =
+/// sum over the row's entries k, in order, of staged[k][c] (bitwise reproducible). `row_start` holds the rows' entry
+/// offsets in the pattern (rows + 1 of them); visited row r is node row_node[r], or first_row + r without a visit
+/// order. Each thread keeps kBatch (row, component) sums in flight.
+template <int kBatch, int kWidth>
+__device__ FLUXJAC_FORCEINLINE void store_row_sums(const double* staged, int rows, int first_row, int first_entry,
+                                                   const std::int32_t* row_start, const node_index* row_node,
+                                                   double* out) {
+  const int items = rows * kWidth;
+  for (int first = threadIdx.x; first < items; first += kBatch * blockDim.x) {
+    const double* column[kBatch];
+    int length[kBatch];
+    double sum[kBatch];
+    int longest = 0;
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int item = first + b * blockDim.x;
+      const int row = min(item, items - 1) / kWidth;
+      const int component = min(item, items - 1) - row * kWidth;
+      column[b] = staged + (row_start[row] - first_entry) * kWidth + component;
+      length[b] = item < items ? row_start[row + 1] - row_start[row] : 0;
+      longest = max(longest, length[b]);
+      sum[b] = 0.0;
+    }
+    for (int k = 0; k < longest; ++k) {
+      FLUXJAC_UNROLL
+      for (int b = 0; b < kBatch; ++b)
+        if (k < length[b]) sum[b] += column[b][k * kWidth];
+    }
+    FLUXJAC_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      const int item = first + b * blockDim.x;
+      if (item >= items) continue;
+      const int row = item / kWidth;
+      const int component = item - row * kWidth;
+      // The node of the visited row (its place in the outputs: the pattern's layout whatever the traversal).
+      const node_index own = row_node ? row_node[row] : first_row + row;
+      out[static_cast<std::int64_t>(own) * kWidth + component] = block_signs(0).diagonal * sum[b];
+    }
+  }
+}
+
 /// \brief The scatter phase of a node tile from its staged blocks (laid out as stored, compute_node_tile): A[j, i] =
 /// -D_ij at the target slot of entry (i, j), which is the slot of (j, i) (plain stores, 25 consecutive threads per
-/// block), and Adiag[i] = sum_j D_ij (summed in row order, stored once); in A^T, (A[j, i])^T = (-D_ij)^T at the
-/// entry's own slot and (sum_j D_ij)^T (assembly/orientation.hpp), the targets being the host's. `row_start` holds the
-/// rows' entry offsets in the pattern (rows + 1 of them); visited row r is node row_node[r], or first_row + r without
-/// a visit order. Each thread keeps kBatch stores in flight, and kBatch row sums.
+/// block), Adiag[i] = sum_j D_ij and R_i = sum_j A F(Q_i, Q_j, n_out) (store_row_sums); in A^T, (A[j, i])^T = (-D_ij)^T
+/// at the entry's own slot and (sum_j D_ij)^T (assembly/orientation.hpp), the targets being the host's. Each thread
+/// keeps kBatch stores in flight.
 template <int kBatch>
-__device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int entries, int rows, int first_row,
-                                                      int first_entry, const std::int32_t* row_start,
-                                                      const std::int32_t* target, const node_index* row_node,
-                                                      const DeviceJacobian& jacobian) {
+__device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, const double* staged_flux, int entries,
+                                                      int rows, int first_row, int first_entry,
+                                                      const std::int32_t* row_start, const std::int32_t* target,
+                                                      const node_index* row_node, const DeviceJacobian& jacobian) {
   block_strided_batches<kBatch>(
       entries * kBlockEntries,
       [&](int item) {
@@ -178,56 +244,26 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, int
                          static_cast<float>(block_signs(0).off_diagonal * staging[item])};
       },
       [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
-
-  // Adiag: kBatch (row, component) sums at a time, each over its row's entries in order (bitwise reproducible).
-  const int items = rows * kBlockEntries;
-  for (int first = threadIdx.x; first < items; first += kBatch * blockDim.x) {
-    const double* column[kBatch];
-    int length[kBatch];
-    double sum[kBatch];
-    int longest = 0;
-    FLUXJAC_UNROLL
-    for (int b = 0; b < kBatch; ++b) {
-      const int item = first + b * blockDim.x;
-      const int row = min(item, items - 1) / kBlockEntries;
-      const int component = min(item, items - 1) - row * kBlockEntries;
-      column[b] = staging + (row_start[row] - first_entry) * kBlockEntries + component;
-      length[b] = item < items ? row_start[row + 1] - row_start[row] : 0;
-      longest = max(longest, length[b]);
-      sum[b] = 0.0;
-    }
-    for (int k = 0; k < longest; ++k) {
-      FLUXJAC_UNROLL
-      for (int b = 0; b < kBatch; ++b)
-        if (k < length[b]) sum[b] += column[b][k * kBlockEntries];
-    }
-    FLUXJAC_UNROLL
-    for (int b = 0; b < kBatch; ++b) {
-      const int item = first + b * blockDim.x;
-      if (item >= items) continue;
-      const int row = item / kBlockEntries;
-      const int component = item - row * kBlockEntries;
-      // The node of the visited row (its place in Adiag: the pattern's layout whatever the traversal).
-      const node_index own = row_node ? row_node[row] : first_row + row;
-      jacobian.adiag[static_cast<std::int64_t>(own) * kBlockEntries + component] = block_signs(0).diagonal * sum[b];
-    }
-  }
+  store_row_sums<kBatch, kBlockEntries>(staging, rows, first_row, first_entry, row_start, row_node, jacobian.adiag);
+  store_row_sums<kBatch, kBlock>(staged_flux, rows, first_row, first_entry, row_start, row_node, jacobian.residual);
 }
 
 // ---- node strategy, one tile per block ------------------------------------------------------------------------
 
-/// \brief Shared memory of one block of node_assembly_kernel: the staged own-side blocks of its entries, then per
-/// entry the slot its block goes to, the own row and the other node j, then the block's row starts. The indices
-/// are loaded once, up front, so that the later loops read only shared memory.
+/// \brief Shared memory of one block of node_assembly_kernel: the staged own-side blocks and fluxes of its entries,
+/// then per entry the slot its block goes to, the own row and the other node j, then the block's row starts. The
+/// indices are loaded once, up front, so that the later loops read only shared memory.
 struct NodeBlockShared {
   double* staging;          ///< [max_entries][25]
+  double* flux;             ///< [max_entries][5]
   std::int32_t* target;     ///< [max_entries]
   node_index* own;          ///< [max_entries]: the visited row of the entry (its state's place)
   node_index* other;        ///< [max_entries]
   std::int32_t* row_start;  ///< [max_rows + 1]
   __device__ NodeBlockShared(void* base, int max_entries)
       : staging(static_cast<double*>(base)),
-        target(reinterpret_cast<std::int32_t*>(staging + max_entries * kBlockEntries)),
+        flux(staging + max_entries * kBlockEntries),
+        target(reinterpret_cast<std::int32_t*>(flux + max_entries * kBlock)),
         own(target + max_entries),
         other(own + max_entries),
         row_start(other + max_entries) {}
@@ -252,7 +288,8 @@ struct GlobalEntryLoad {
 /// \brief Node-based assembly kernel, one tile per block: a block takes whole consecutive rows of the block-CSR
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij, or in A^T their
-/// transposes at Adiag[i] and the entry's own slot (scatter_node_tile): no atomics, no zeroing, bitwise reproducible.
+/// transposes at Adiag[i] and the entry's own slot, and R_i = sum_j A F(Q_i, Q_j, n_out) (scatter_node_tile): no
+/// atomics, no zeroing, bitwise reproducible.
 /// In A^T (kTransposed) every block lands in the row that computed it, so a tile's stores are contiguous; each
 /// orientation has its own kernel, so that A's is not burdened by the other's layout (docs/tuning.md, "The adjoint
 /// orientation's stores"). Equivalent to the edge-based signs of docs/design.md, "Residual, sign convention and the
@@ -295,11 +332,12 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
 
   const GlobalEntryLoad load{mesh.state, map.entry_face + 4 * static_cast<std::int64_t>(first_entry), block.own,
                              block.other};
-  compute_node_tile<Policy, kTransposed>(entry_count, load, block.staging, stage_flags);
+  compute_node_tile<Policy, kTransposed>(entry_count, load, block.staging, block.flux, stage_flags);
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
-  scatter_node_tile<Policy::kNodeBatch>(block.staging, entry_count, row_count, first_row, first_entry, block.row_start,
-                                        block.target, map.row_node ? map.row_node + first_row : nullptr, jacobian);
+  scatter_node_tile<Policy::kNodeBatch>(block.staging, block.flux, entry_count, row_count, first_row, first_entry,
+                                        block.row_start, block.target,
+                                        map.row_node ? map.row_node + first_row : nullptr, jacobian);
 }
 
 }  // namespace fluxjac

@@ -4,7 +4,9 @@
 // from that side: the own state first and the normal pointing away from it, so the symmetry
 // F(QR, QL, -n) = -F(QL, QR, n) (paper, Fig. 3) makes one routine serve both sides. `scale` multiplies
 // the result: +A gives the outward-flux derivative D of the node-based assembly, side_scale() gives JL / JR
-// of the edge-based one. `block` is one 5x5 block, written entry by entry through block_at: a row-major `Real*`, or
+// of the edge-based one. `scaled_flux`, where not null, receives scale times the flux value seen from the side (the
+// value part of the AD type: the residual comes from the same pass; at scale +A it is the side's outward flux, its
+// node's term of R). `block` is one 5x5 block, written entry by entry through block_at: a row-major `Real*`, or
 // a TransposedBlock where the node kernel of A^T stages its blocks transposed (assembly/orientation.hpp).
 //
 // Everything here is generic over the real type of the edge's data (Real, deduced from the EdgeInput): double on
@@ -20,11 +22,18 @@
 
 namespace fluxjac {
 
+/// scaled_flux[m] = scale * the value part of flux[m], for the five components.
+template <class Scalar, class Real>
+FLUXJAC_HD FLUXJAC_FORCEINLINE void store_scaled_values(const Scalar flux[kBlock], Real scale, Real* scaled_flux) {
+  FLUXJAC_UNROLL
+  for (int m = 0; m < kBlock; ++m) scaled_flux[m] = scale * flux[m].v;
+}
+
 /// \brief Seeded (the paper's Algorithm 3): flux on primitive inputs with one derivative direction,
 /// seeded with column `column` of the hand-differentiated dq/dU. Writes column `column` of the block.
 template <class Scalar, class Real, class Block>
 FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const BasicEdgeInput<Real>& edge, int side, int column, Real scale,
-                                                  Block block) {
+                                                  Block block, Real* scaled_flux) {
   Real own_state[kBlock], other_state[kBlock];
   BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -48,12 +57,14 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void seeded_column(const BasicEdgeInput<Real>& ed
   roe_flux(own_dual, primitive_from_conservative(other_state), normal, flux);
   FLUXJAC_UNROLL
   for (int m = 0; m < kBlock; ++m) block_at(block, m, column) = scale * flux[m].d[0];
+  if (scaled_flux) store_scaled_values(flux, scale, scaled_flux);
 }
 
 /// \brief Direct (the paper's Algorithm 4): flux on conservative inputs with five derivative directions
 /// seeded with the identity. Writes the whole block.
 template <class Scalar, class Real, class Block>
-FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
+FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block,
+                                                Real* scaled_flux) {
   Real own_state[kBlock], other_state[kBlock];
   BasicFaceNormal<Real> normal;
   oriented_states(edge, side, own_state, other_state, normal);
@@ -71,6 +82,7 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void direct_side(const BasicEdgeInput<Real>& edge
     FLUXJAC_UNROLL
     for (int k = 0; k < kBlock; ++k) block_at(block, m, k) = scale * flux[m].d[k];
   }
+  if (scaled_flux) store_scaled_values(flux, scale, scaled_flux);
 }
 
 // ---- lane policies shared by the AD variants ----------------------------------------------------------
@@ -86,31 +98,34 @@ struct SeededColumnLanes {
   static constexpr int kLanesPerEdge = 2 * kBlock / kSidesPerLane;
   static constexpr int kLanesPerSide = kBlock;
   template <class Real, class Block>
-  FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
-    seeded_column<with_real_t<Scalar, Real>>(edge, side, lane, scale, block);
+  FLUXJAC_HD static void compute_side(int lane, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block,
+                                      Real* scaled_flux) {
+    seeded_column<with_real_t<Scalar, Real>>(edge, side, lane, scale, block, scaled_flux);
   }
   template <class Real>
-  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local) {
+  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local, Real* edge_flux) {
     for (int pass = 0; pass < kSidesPerLane; ++pass) {
       const int side = kSidesPerLane == 2 ? pass : lane / kBlock;
-      compute_side(lane % kBlock, edge, side, side_scale(edge, side), local + side * kBlockEntries);
+      compute_side(lane % kBlock, edge, side, side_scale(edge, side), local + side * kBlockEntries,
+                   side == 0 && lane % kBlock == 0 ? edge_flux : nullptr);
     }
   }
 };
 
-/// \brief One lane per side: `SideWork::run(edge, side, scale, block)` fills the side's whole block
+/// \brief One lane per side: `SideWork::run(edge, side, scale, block, scaled_flux)` fills the side's whole block
 /// (dn_2, dn5_2, edn5_2, hd); run is a template on the real type of the edge.
 template <class SideWork>
 struct OneLanePerSide {
   static constexpr int kLanesPerEdge = 2;
   static constexpr int kLanesPerSide = 1;
   template <class Real, class Block>
-  FLUXJAC_HD static void compute_side(int, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
-    SideWork::run(edge, side, scale, block);
+  FLUXJAC_HD static void compute_side(int, const BasicEdgeInput<Real>& edge, int side, Real scale, Block block,
+                                      Real* scaled_flux) {
+    SideWork::run(edge, side, scale, block, scaled_flux);
   }
   template <class Real>
-  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local) {
-    SideWork::run(edge, lane, side_scale(edge, lane), local + lane * kBlockEntries);
+  FLUXJAC_HD static void compute(int lane, const BasicEdgeInput<Real>& edge, Real* local, Real* edge_flux) {
+    SideWork::run(edge, lane, side_scale(edge, lane), local + lane * kBlockEntries, lane == 0 ? edge_flux : nullptr);
   }
 };
 
@@ -142,10 +157,10 @@ FLUXJAC_HD FLUXJAC_FORCEINLINE void begin_unhoisted_pass(const Real&) {}
 template <class Scalar>
 struct SeededPasses {
   template <class Real, class Block>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block, Real* scaled_flux) {
     FLUXJAC_UNROLL
     for (int column = 0; column < kBlock; ++column)
-      seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block);
+      seeded_column<with_real_t<Scalar, Real>>(edge, side, column, scale, block, column == 0 ? scaled_flux : nullptr);
   }
 };
 
@@ -153,32 +168,35 @@ struct SeededPasses {
 template <class Scalar>
 struct DirectPass {
   template <class Real, class Block>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
-    direct_side<with_real_t<Scalar, Real>>(edge, side, scale, block);
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block, Real* scaled_flux) {
+    direct_side<with_real_t<Scalar, Real>>(edge, side, scale, block, scaled_flux);
   }
 };
 
 /// \brief Runs a lane policy's edge-based mapping on the CPU lane by lane, as the GPU threads of one edge
-/// would.
+/// would: the local Jacobian (JL, JR) and the edge's flux A F(Q_L, Q_R, n).
 template <class Policy, class Real>
-void emulate_edge_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
-  for (int lane = 0; lane < Policy::kLanesPerEdge; ++lane) Policy::compute(lane, edge, local);
+void emulate_edge_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries], Real flux[kBlock]) {
+  for (int lane = 0; lane < Policy::kLanesPerEdge; ++lane) Policy::compute(lane, edge, local, flux);
 }
 
 /// \brief Runs a lane policy's node-based mapping on the CPU: each side's lanes as the threads of that
-/// side's node would, with the edge-based scale so that the result is again (JL, JR).
+/// side's node would, with the edge-based scale so that the result is again (JL, JR) and A F(Q_L, Q_R, n).
 template <class Policy, class Real>
-void emulate_node_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
+void emulate_node_lanes(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries], Real flux[kBlock]) {
   for (int side = 0; side < 2; ++side)
     for (int lane = 0; lane < Policy::kLanesPerSide; ++lane)
-      Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries);
+      Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries,
+                           side == 0 && lane == 0 ? flux : nullptr);
 }
 
 /// \brief Runs a lane policy's node-based mapping on the CPU for one entry (i, j), as the node kernel's threads of the
-/// entry do (compute_node_tile): `edge` seen from i, `block` receives D_ij = A dF/dQ_i.
+/// entry do (compute_node_tile): `edge` seen from i, `block` receives D_ij = A dF/dQ_i and `flux` A F(Q_i, Q_j, n),
+/// i's outward flux through the face.
 template <class Policy, class Real>
-void emulate_node_entry(const BasicEdgeInput<Real>& edge, Real block[kBlockEntries]) {
-  for (int lane = 0; lane < Policy::kLanesPerSide; ++lane) Policy::compute_side(lane, edge, 0, edge.area, block);
+void emulate_node_entry(const BasicEdgeInput<Real>& edge, Real block[kBlockEntries], Real flux[kBlock]) {
+  for (int lane = 0; lane < Policy::kLanesPerSide; ++lane)
+    Policy::compute_side(lane, edge, 0, edge.area, block, lane == 0 ? flux : nullptr);
 }
 
 }  // namespace fluxjac

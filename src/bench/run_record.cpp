@@ -183,9 +183,10 @@ void to_json(ordered_json& run, const RunRecord& r) {
                   r.resources->node_traversal.empty() ? ordered_json() : ordered_json(r.resources->node_traversal)}};
   ordered_json validation;
   if (r.validated)
-    validation = {{"adiag_error", r.comparison.adiag_error},   {"aoff_error", r.comparison.aoff_error},
-                  {"adiag_tolerance", r.tolerances.adiag},     {"aoff_tolerance", r.tolerances.aoff},
-                  {"same_pattern", r.comparison.same_pattern}, {"passed", r.comparison.passed}};
+    validation = {{"adiag_error", r.comparison.adiag_error},       {"aoff_error", r.comparison.aoff_error},
+                  {"residual_error", r.comparison.residual_error}, {"adiag_tolerance", r.tolerances.adiag},
+                  {"aoff_tolerance", r.tolerances.aoff},           {"residual_tolerance", r.tolerances.residual},
+                  {"same_pattern", r.comparison.same_pattern},     {"passed", r.comparison.passed}};
   run = {{"mesh", r.mesh.name},
          {"mesh_file", r.mesh.file},
          {"mesh_order", r.mesh.order},

@@ -138,6 +138,7 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
   slots_.upload(slots.data(), slots.size());
   state_.upload(state.Q.data(), state.Q.size());
   adiag_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries);
+  residual_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   aoff_.allocate(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
   holds_full_assembly_ = false;
 }
@@ -242,14 +243,16 @@ void CudaAssembly::prepare(const AssemblyOptions& options) {
 }
 
 void CudaAssembly::zero() {
-  // Only the edge strategy accumulates into Adiag; the node strategy writes every block once.
-  if (strategy_ == AssemblyStrategy::kEdge && n_edges_ > 0)
+  // Only the edge strategy accumulates into Adiag and the residual; the node strategy writes every row once.
+  if (strategy_ == AssemblyStrategy::kEdge && n_edges_ > 0) {
     FLUXJAC_CUDA_CHECK(cudaMemsetAsync(adiag_.data(), 0, adiag_.size() * sizeof(double)));
+    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(residual_.data(), 0, residual_.size() * sizeof(double)));
+  }
 }
 
 void CudaAssembly::assemble() {
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
-  const DeviceJacobian jacobian{adiag_.data(), aoff_.data()};
+  const DeviceJacobian jacobian{adiag_.data(), aoff_.data(), residual_.data()};
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_target_.size() ? entry_target_.data() : nullptr,
                           entry_face_.data(), tiles_.data(),   row_node_.data()};
   // A rank that owns no edges (more ranks than a mesh can usefully hold) assembles nothing, but still takes part in
@@ -289,8 +292,10 @@ void CudaAssembly::fetch(Jacobian& out) {
   }
   out.adiag.resize(adiag_.size());
   out.aoff.resize(aoff_.size());
+  out.residual.resize(residual_.size());
   adiag_.download(out.adiag.data());
   aoff_.download(out.aoff.data());
+  residual_.download(out.residual.data());
 }
 
 }  // namespace fluxjac

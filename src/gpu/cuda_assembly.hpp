@@ -101,7 +101,7 @@ class CudaAssembly : public Variant {
   DeviceArray<node_index> col_idx_;
   NodeLaunch node_launch_;
   DeviceArray<node_index> edges_;
-  DeviceArray<double> normals_, areas_, state_, adiag_;
+  DeviceArray<double> normals_, areas_, state_, adiag_, residual_;
   DeviceArray<std::int32_t> slots_;
   DeviceArray<float> aoff_;
   edge_index n_edges_ = 0;

@@ -29,6 +29,9 @@ std::string size_mismatch(const char* what, const JacobianPattern& pattern, cons
     return fmt::format("the {} has {} Adiag values, its pattern needs {}", what, jacobian.adiag.size(), adiag);
   if (jacobian.aoff.size() != aoff)
     return fmt::format("the {} has {} Aoff values, its pattern needs {}", what, jacobian.aoff.size(), aoff);
+  const auto residual = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
+  if (!jacobian.residual.empty() && jacobian.residual.size() != residual)
+    return fmt::format("the {} has {} residual values, its pattern needs {}", what, jacobian.residual.size(), residual);
   return {};
 }
 
@@ -57,12 +60,16 @@ Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& res
       comparison.pattern_message = size_mismatch("reference", reference_pattern, reference);
   }
   if (!comparison.pattern_message.empty()) {
-    comparison.adiag_error = comparison.aoff_error = std::numeric_limits<double>::infinity();
+    comparison.adiag_error = comparison.aoff_error = comparison.residual_error =
+        std::numeric_limits<double>::infinity();
     return comparison;
   }
   comparison.adiag_error = relative_max_error(result.adiag, reference.adiag);
   comparison.aoff_error = relative_max_error(result.aoff, reference.aoff);
-  comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff;
+  comparison.residual_error = reference.residual.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                                         : relative_max_error(result.residual, reference.residual);
+  comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff &&
+                      !(comparison.residual_error > tolerances.residual);
   return comparison;
 }
 

@@ -17,9 +17,13 @@ namespace fluxjac {
 /// the reference by a few ulps of the largest entries; 1e-12 leaves three orders of margin.
 /// Aoff (float32): each entry is rounded to float once, so the error is at most one float ulp
 /// (6e-8 relative to the entry); 1e-6 leaves an order of margin.
+/// The residual (float64) is a sum of the edges' fluxes in another order (node assembly sums each row, the reference
+/// in edge order): a few ulps of its terms, relative to the largest R; 1e-10 leaves margin where R is small beside
+/// its terms (a state near a steady one).
 struct Tolerances {
   double adiag = 1e-12;
   double aoff = 1e-6;
+  double residual = 1e-10;
 };
 
 struct Comparison {
@@ -28,10 +32,13 @@ struct Comparison {
   std::string pattern_message;
   double adiag_error = 0.0;  ///< max|A - R| / max|R| over Adiag
   double aoff_error = 0.0;   ///< max|A - R| / max|R| over Aoff
+  /// max|R - R_ref| / max|R_ref| over the residual; NaN where the reference has none (a stored reference of file
+  /// version 1 or 2), which then does not count
+  double residual_error = 0.0;
   bool passed = false;
 };
 
-/// \brief Pattern first (row_ptr, col_idx), then relative max-norm errors of Adiag and Aoff.
+/// \brief Pattern first (row_ptr, col_idx), then relative max-norm errors of Adiag, Aoff and the residual.
 /// Non-finite entries fail. A pattern mismatch, or a result or reference whose matrices do not have the sizes
 /// of their pattern (e.g. nothing was assembled), fails without value errors.
 Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& result,

@@ -42,12 +42,15 @@ std::vector<block_offset> node_entry_targets(const JacobianPattern& pattern, Ori
 /// \brief The assembled Jacobian dR/dQ (or its transpose): Adiag in float64, Aoff in float32 (docs/design.md, "Jacobian
 /// output").
 struct Jacobian {
-  std::vector<double> adiag;  ///< [n_nodes][5][5], row-major blocks
-  std::vector<float> aoff;    ///< [nnz][5][5], row-major blocks, in pattern order
+  std::vector<double> adiag;     ///< [n_nodes][5][5], row-major blocks
+  std::vector<float> aoff;       ///< [nnz][5][5], row-major blocks, in pattern order
+  std::vector<double> residual;  ///< [n_nodes][5]: R at the state, from the same pass (docs/design.md, "Residual, sign
+                                 ///< convention and the four blocks")
 
   void resize(const JacobianPattern& pattern) {
     adiag.assign(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries, 0.0);
     aoff.assign(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries, 0.0f);
+    residual.assign(static_cast<std::size_t>(pattern.n_nodes) * kBlock, 0.0);
   }
 };
 

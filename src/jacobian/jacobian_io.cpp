@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "util/atomic_output.hpp"
@@ -17,6 +18,7 @@ constexpr const char* kAdiag = "/jacobian/adiag";
 constexpr const char* kRowPtr = "/jacobian/row_ptr";
 constexpr const char* kColIdx = "/jacobian/col_idx";
 constexpr const char* kAoff = "/jacobian/aoff";
+constexpr const char* kResidual = "/residual";
 
 void check_writable(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian) {
   const std::int64_t n_nodes = pattern.n_nodes;
@@ -24,12 +26,14 @@ void check_writable(const std::string& path, const JacobianPattern& pattern, con
   const std::size_t nnz = pattern.col_idx.size();
   const bool consistent = n_nodes > 0 && pattern.row_ptr.size() == nodes + 1 &&
                           pattern.row_ptr.back() == static_cast<block_offset>(nnz) &&
-                          jacobian.adiag.size() == nodes * kBlockEntries && jacobian.aoff.size() == nnz * kBlockEntries;
+                          jacobian.adiag.size() == nodes * kBlockEntries &&
+                          jacobian.aoff.size() == nnz * kBlockEntries && jacobian.residual.size() == nodes * kBlock;
   if (!consistent)
     fail(ExitCode::kRuntime,
          "{}: cannot write an inconsistent Jacobian: n_nodes {}, {} row_ptr entries, {} col_idx entries, {} Adiag "
-         "values, {} Aoff values",
-         path, n_nodes, pattern.row_ptr.size(), nnz, jacobian.adiag.size(), jacobian.aoff.size());
+         "values, {} Aoff values, {} residual values",
+         path, n_nodes, pattern.row_ptr.size(), nnz, jacobian.adiag.size(), jacobian.aoff.size(),
+         jacobian.residual.size());
 }
 
 /// The index of the first non-finite value, or values.size().
@@ -50,6 +54,16 @@ void check_finite_blocks(const std::string& file, const char* path, const std::v
   const auto block = static_cast<std::int64_t>(i / kBlockEntries);
   fail(ExitCode::kInvalidInput, "{}: {}[{}]: entry ({}, {}) is {}, expected a finite number", file, path,
        rows ? h5::row_in_file(*rows, block) : block, entry / kBlock, entry % kBlock, values[i]);
+}
+
+/// Finite residual values [rows, 5], naming the row (its index in the file, as for check_finite_blocks) and component.
+void check_finite_residual(const std::string& file, const std::vector<double>& values,
+                           const std::vector<h5::RowRange>* rows = nullptr) {
+  const std::size_t i = first_non_finite(values);
+  if (i == values.size()) return;
+  const auto row = static_cast<std::int64_t>(i / kBlock);
+  fail(ExitCode::kInvalidInput, "{}: {}[{}]: component {} is {}, expected a finite number", file, kResidual,
+       rows ? h5::row_in_file(*rows, row) : row, i % kBlock, values[i]);
 }
 
 /// A Jacobian whose values overflowed (float32 Aoff past 3.4e38, or float64 Adiag) would be written as inf and
@@ -111,11 +125,13 @@ std::string string_attribute_or_empty(const h5::File& file, const char* name) {
 /// The four datasets of a Jacobian file, their types and shapes checked against each other (nothing read yet).
 struct JacobianDatasets {
   h5::DatasetInfo adiag, row_ptr, col_idx, aoff;
+  std::optional<h5::DatasetInfo> residual;  ///< version 3 on
   std::int64_t n_nodes = 0, nnz = 0;
 };
 
 JacobianDatasets describe_jacobian(const h5::File& file, const std::string& path) {
-  h5::require_format(file, kJacobianFormat, kJacobianOldestFormatVersion, kJacobianFormatVersion);
+  const std::int64_t version =
+      h5::require_format(file, kJacobianFormat, kJacobianOldestFormatVersion, kJacobianFormatVersion);
   if (!h5::exists(file, kGroup)) fail(ExitCode::kInvalidInput, "{}: {}: group not found", path, kGroup);
   JacobianDatasets d;
   d.adiag = h5::describe_dataset(file, kAdiag);
@@ -136,6 +152,12 @@ JacobianDatasets describe_jacobian(const h5::File& file, const std::string& path
   d.aoff = h5::describe_dataset(file, kAoff);
   h5::require_type(d.aoff, {h5::kFloat32});
   h5::require_shape(d.aoff, {d.nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", d.nnz, kColIdx));
+  if (version >= 3) {
+    d.residual = h5::describe_dataset(file, kResidual);
+    h5::require_type(*d.residual, {h5::kFloat64});
+    h5::require_shape(*d.residual, {d.n_nodes, kBlock},
+                      fmt::format("[n_nodes, 5], n_nodes = {} from {}", d.n_nodes, kAdiag));
+  }
   return d;
 }
 
@@ -194,6 +216,7 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
   check_writable(path, pattern, jacobian);
   check_representable(path, kAdiag, jacobian.adiag, "float64");
   check_representable(path, kAoff, jacobian.aoff, "float32");
+  check_finite_residual(path, jacobian.residual);
   const std::int64_t n_nodes = pattern.n_nodes;
   const std::int64_t nnz = pattern.nnz();
   AtomicOutput output(path);
@@ -204,6 +227,7 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
     h5::write(file, kRowPtr, pattern.row_ptr, {n_nodes + 1});
     h5::write(file, kColIdx, pattern.col_idx, {nnz});
     h5::write(file, kAoff, jacobian.aoff, {nnz, kBlock, kBlock});
+    h5::write(file, kResidual, jacobian.residual, {n_nodes, kBlock});
     file.close();
   }
   output.commit();
@@ -217,6 +241,7 @@ void create_jacobian_file(const std::string& file_path, const std::string& displ
   h5::create_dataset<block_offset>(file, kRowPtr, {n_nodes + 1});
   h5::create_dataset<node_index>(file, kColIdx, {nnz});
   h5::create_dataset<float>(file, kAoff, {nnz, kBlock, kBlock});
+  h5::create_dataset<double>(file, kResidual, {n_nodes, kBlock});
   h5::write_rows<block_offset>(file, kRowPtr, {{n_nodes, n_nodes + 1}}, {nnz});
   file.close();
 }
@@ -224,9 +249,11 @@ void create_jacobian_file(const std::string& file_path, const std::string& displ
 void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows) {
   check_representable(display_name, kAdiag, rows.adiag, "float64");
   check_representable(display_name, kAoff, rows.aoff, "float32");
+  check_finite_residual(display_name, rows.residual);
   h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite, display_name);
   const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows);
   h5::write_rows(file, kAdiag, row_ranges, rows.adiag);
+  h5::write_rows(file, kResidual, row_ranges, rows.residual);
   h5::write_rows(file, kRowPtr, row_ranges, rows.block_start);
   const std::vector<h5::RowRange> blocks = block_ranges(rows);
   h5::write_rows(file, kColIdx, blocks, rows.columns);
@@ -281,6 +308,10 @@ JacobianRows read_jacobian_rows(const std::string& path, const std::vector<std::
   check_finite_blocks(path, kAdiag, rows.adiag, &row_ranges);
   rows.aoff = h5::read_rows<float>(file, aoff, blocks);
   check_finite_blocks(path, kAoff, rows.aoff, &blocks);
+  if (datasets.residual) {
+    rows.residual = h5::read_rows<double>(file, *datasets.residual, row_ranges);
+    check_finite_residual(path, rows.residual, &row_ranges);
+  }
   return rows;
 }
 
@@ -302,6 +333,10 @@ StoredJacobian read_jacobian(const std::string& path) {
   check_finite_blocks(path, kAdiag, stored.jacobian.adiag);
   stored.jacobian.aoff = h5::read<float>(file, aoff);
   check_finite_blocks(path, kAoff, stored.jacobian.aoff);
+  if (datasets.residual) {
+    stored.jacobian.residual = h5::read<double>(file, *datasets.residual);
+    check_finite_residual(path, stored.jacobian.residual);
+  }
 
   stored.info = read_attributes(file, static_cast<int>(*h5::read_integer_attribute(file, "/", "version")));
   return stored;

@@ -11,9 +11,10 @@ namespace fluxjac {
 
 /// Root attribute `format` of Jacobian files.
 inline constexpr const char* kJacobianFormat = "fluxjac-jacobian";
-/// Root attribute `version` of the Jacobian files written: 2 records the orientation (docs/formats.md, "Jacobian").
-inline constexpr int kJacobianFormatVersion = 2;
-/// The oldest version read: version 1 files have no orientation and hold A.
+/// Root attribute `version` of the Jacobian files written: 2 records the orientation, 3 adds /residual
+/// (docs/formats.md, "Jacobian").
+inline constexpr int kJacobianFormatVersion = 3;
+/// The oldest version read: version 1 files have no orientation and hold A; versions 1 and 2 have no residual.
 inline constexpr int kJacobianOldestFormatVersion = 1;
 
 /// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version), and
@@ -35,9 +36,9 @@ struct StoredJacobian {
 };
 
 /// \brief Writes the pattern and values atomically: /jacobian/adiag float64 [N,5,5], row_ptr int64 [N+1],
-/// col_idx int32 [nnz], aoff float32 [nnz,5,5], with info as attributes. Error(kRuntime) on inconsistent
-/// array sizes or I/O failure, Error(kInvalidInput) when a value is not finite (e.g. beyond float32 in Aoff); no
-/// file appears then.
+/// col_idx int32 [nnz], aoff float32 [nnz,5,5], /residual float64 [N,5], with info as attributes. Error(kRuntime) on
+/// inconsistent array sizes or I/O failure, Error(kInvalidInput) when a value is not finite (e.g. beyond float32 in
+/// Aoff); no file appears then.
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info);
 
@@ -46,7 +47,8 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
 JacobianFileInfo read_jacobian_info(const std::string& path);
 
 /// \brief Reads and validates a Jacobian file: types, consistent shapes, row_ptr from 0 to nnz and
-/// non-decreasing, col_idx in range, strictly ascending within a row, no diagonal, finite values.
+/// non-decreasing, col_idx in range, strictly ascending within a row, no diagonal, finite values; the residual of a
+/// version 3 file (none before: Jacobian::residual is then empty).
 /// Throws Error(kInvalidInput) naming the file, dataset and first offending index.
 StoredJacobian read_jacobian(const std::string& path);
 
@@ -59,6 +61,7 @@ struct JacobianRows {
   std::vector<node_index> columns;        ///< ascending within a row
   std::vector<double> adiag;              ///< [rows][5][5]
   std::vector<float> aoff;                ///< [blocks][5][5]
+  std::vector<double> residual;           ///< [rows][5]; read from a file of version 1-2: empty
 };
 
 /// \brief Creates a Jacobian file (at file_path; messages name display_name) with the attributes of info and

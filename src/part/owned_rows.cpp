@@ -68,6 +68,8 @@ JacobianRows owned_rows(const RankLayout& layout, const JacobianPattern& pattern
     rows.block_start.push_back(file_row_start(layout, pattern, k));
     rows.adiag.insert(rows.adiag.end(), &jacobian.adiag[static_cast<std::size_t>(local) * kBlockEntries],
                       &jacobian.adiag[static_cast<std::size_t>(local) * kBlockEntries] + kBlockEntries);
+    rows.residual.insert(rows.residual.end(), &jacobian.residual[static_cast<std::size_t>(local) * kBlock],
+                         &jacobian.residual[static_cast<std::size_t>(local) * kBlock] + kBlock);
     for (block_offset b = pattern.row_ptr[local]; b < pattern.row_ptr[local + 1]; ++b) {
       rows.columns.push_back(static_cast<node_index>(layout.global_id(pattern.col_idx[b])));
       rows.aoff.insert(rows.aoff.end(), &jacobian.aoff[static_cast<std::size_t>(b) * kBlockEntries],
@@ -87,11 +89,12 @@ Comparison compare_owned_rows(const Communicator& comm, const RankLayout& layout
   if (mismatch.empty()) mismatch = size_mismatch("reference", pattern, reference);
   comparison.pattern_message = lowest_rank_message(comm, std::move(mismatch));
   if (!comparison.pattern_message.empty()) {
-    comparison.adiag_error = comparison.aoff_error = std::numeric_limits<double>::infinity();
+    comparison.adiag_error = comparison.aoff_error = comparison.residual_error =
+        std::numeric_limits<double>::infinity();
     return comparison;
   }
-  // Per rank: max|A - R| and max|R| of Adiag, then of Aoff, over the owned rows.
-  std::vector<double> maxima(4, 0.0);
+  // Per rank: max|A - R| and max|R| of Adiag, of Aoff, then of the residual, over the owned rows.
+  std::vector<double> maxima(6, 0.0);
   const auto add = [&maxima](int at, std::pair<double, double> part) {
     maxima[at] = std::max(maxima[at], part.first);
     maxima[at + 1] = std::max(maxima[at + 1], part.second);
@@ -103,11 +106,19 @@ Comparison compare_owned_rows(const Communicator& comm, const RankLayout& layout
     const auto aoff_at = static_cast<std::size_t>(pattern.row_ptr[first]) * kBlockEntries;
     add(2, difference_maxima(result.aoff.data() + aoff_at, reference.aoff.data() + aoff_at,
                              static_cast<std::size_t>(pattern.row_ptr[end] - pattern.row_ptr[first]) * kBlockEntries));
+    if (!reference.residual.empty())
+      add(4, difference_maxima(result.residual.data() + static_cast<std::size_t>(first) * kBlock,
+                               reference.residual.data() + static_cast<std::size_t>(first) * kBlock,
+                               static_cast<std::size_t>(end - first) * kBlock));
   }
   const std::vector<double> global = comm.max(maxima);
   comparison.adiag_error = relative_error(global[0], global[1]);
   comparison.aoff_error = relative_error(global[2], global[3]);
-  comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff;
+  // The reference is one file or one computation for every rank: it has a residual on all or on none.
+  comparison.residual_error =
+      reference.residual.empty() ? std::numeric_limits<double>::quiet_NaN() : relative_error(global[4], global[5]);
+  comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff &&
+                      !(comparison.residual_error > tolerances.residual);
   return comparison;
 }
 
@@ -130,10 +141,14 @@ StoredRows read_owned_rows(const Communicator& comm, const std::string& path, co
     say(note, fmt::format("reference: {}, each rank its own rows ({:.2f} s)", path, seconds_since(start)));
   stored.pattern_difference = lowest_rank_message(comm, stored_pattern_difference(layout, pattern, rows));
   if (!stored.pattern_difference.empty()) return stored;
-  // The whole part's Jacobian (memory may run out on one rank).
+  // The whole part's Jacobian (memory may run out on one rank); no residual where the file has none (version 1-2).
   stored.jacobian.resize(pattern);
+  if (rows.residual.empty()) stored.jacobian.residual.clear();
   for (std::int64_t k = 0; k < layout.owned_count(); ++k) {
     const node_index local = layout.owned_node(k);
+    if (!rows.residual.empty())
+      std::copy_n(rows.residual.data() + static_cast<std::size_t>(k) * kBlock, kBlock,
+                  stored.jacobian.residual.data() + static_cast<std::size_t>(local) * kBlock);
     std::copy_n(rows.adiag.data() + static_cast<std::size_t>(k) * kBlockEntries, kBlockEntries,
                 stored.jacobian.adiag.data() + static_cast<std::size_t>(local) * kBlockEntries);
     std::copy_n(rows.aoff.data() + static_cast<std::size_t>(rows.local_ptr[k]) * kBlockEntries,

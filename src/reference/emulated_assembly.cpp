@@ -10,10 +10,10 @@ namespace {
 
 void emulate_edge_assembly(const VariantInfo& info, const EdgeMesh& mesh, const FlowState& state,
                            const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian) {
-  double local[kLocalJacobianEntries];
+  double local[kLocalJacobianEntries], flux[kBlock];
   for (edge_index e = 0; e < mesh.n_edges(); ++e) {
-    info.emulate_edge_lanes(gather_edge(mesh, state, e), local);
-    scatter_local_jacobian(local, mesh.left(e), mesh.right(e), pattern.slot_lr[e], pattern.slot_rl[e], jacobian,
+    info.emulate_edge_lanes(gather_edge(mesh, state, e), local, flux);
+    scatter_local_jacobian(local, flux, mesh.left(e), mesh.right(e), pattern.slot_lr[e], pattern.slot_rl[e], jacobian,
                            orientation);
   }
 }
@@ -34,9 +34,15 @@ void emulate_node_assembly(const VariantInfo& info, const EdgeMesh& mesh, const 
   const bool transposed = orientation == Orientation::kTransposed;
   const std::vector<block_offset> targets = node_entry_targets(pattern, orientation);
   std::vector<double> staged(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
+  std::vector<double> staged_flux(static_cast<std::size_t>(pattern.nnz()) * kBlock);
   for (block_offset k = 0; k < pattern.nnz(); ++k)
-    info.emulate_node_entry(seen_from_row[k], &staged[k * kBlockEntries]);
+    info.emulate_node_entry(seen_from_row[k], &staged[k * kBlockEntries], &staged_flux[k * kBlock]);
   for (std::int64_t row = 0; row < pattern.n_nodes; ++row) {
+    for (int m = 0; m < kBlock; ++m) {
+      double sum = 0.0;
+      for (block_offset k = pattern.row_ptr[row]; k < pattern.row_ptr[row + 1]; ++k) sum += staged_flux[k * kBlock + m];
+      jacobian.residual[row * kBlock + m] = block_signs(0).diagonal * sum;
+    }
     for (int component = 0; component < kBlockEntries; ++component) {
       double sum = 0.0;
       for (block_offset k = pattern.row_ptr[row]; k < pattern.row_ptr[row + 1]; ++k)

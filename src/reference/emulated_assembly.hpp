@@ -10,8 +10,9 @@ namespace fluxjac {
 
 /// \brief Assembles `jacobian` (A or A^T) with the lanes of GPU variant `info`: edge strategy, each edge's local
 /// Jacobian from emulate_edge_lanes stored as the edge kernel stores it (scatter_local_jacobian); node strategy, each
-/// entry's D_ij from emulate_node_entry stored at its target slot (node_entry_targets), with Adiag summed over each
-/// row's entries in the pattern's order, as the node kernel does. kAuto is the variant's preferred strategy.
+/// entry's D_ij from emulate_node_entry stored at its target slot (node_entry_targets), with Adiag and the residual
+/// summed over each row's entries in the pattern's order, as the node kernel does. kAuto is the variant's preferred
+/// strategy.
 void emulate_assembly(const VariantInfo& info, AssemblyStrategy strategy, const EdgeMesh& mesh, const FlowState& state,
                       const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian);
 

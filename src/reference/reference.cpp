@@ -33,7 +33,8 @@ namespace {
 
 /// The reference's per-edge work, in double or (for its work model) in CountingReal.
 template <class Real>
-void local_jacobian_dual10(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries]) {
+void local_jacobian_dual10(const BasicEdgeInput<Real>& edge, Real local[kLocalJacobianEntries],
+                           Real edge_flux[kBlock]) {
   using D = Dual<10, Real>;
   D left[kBlock], right[kBlock], flux[kBlock];
   for (int k = 0; k < kBlock; ++k) {
@@ -46,16 +47,18 @@ void local_jacobian_dual10(const BasicEdgeInput<Real>& edge, Real local[kLocalJa
   for (int side = 0; side < 2; ++side)
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) local[local_entry(side, m, k)] = edge.area * flux[m].d[side * kBlock + k];
+  for (int m = 0; m < kBlock; ++m) edge_flux[m] = edge.area * flux[m].v;
 }
 
 }  // namespace
 
-void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]) {
-  local_jacobian_dual10(edge, local);
+void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries], double flux[kBlock]) {
+  local_jacobian_dual10(edge, local, flux);
 }
 
-void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
-                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian, Orientation orientation) {
+void scatter_local_jacobian(const double local[kLocalJacobianEntries], const double flux[kBlock], node_index left,
+                            node_index right, block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
+                            Orientation orientation) {
   const bool transposed = orientation == Orientation::kTransposed;
   const node_index node[2] = {left, right};
   const block_offset slot[2] = {slot_lr, slot_rl};  // the edge's off-diagonal slots (L, R) and (R, L)
@@ -63,6 +66,8 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_inde
     double* adiag = &jacobian.adiag[static_cast<std::size_t>(node[side]) * kBlockEntries];
     for (int i = 0; i < kBlockEntries; ++i)
       adiag[i] += block_signs(side).diagonal * local[side * kBlockEntries + computed_entry(i, transposed)];
+    double* residual = &jacobian.residual[static_cast<std::size_t>(node[side]) * kBlock];
+    for (int m = 0; m < kBlock; ++m) residual[m] += block_signs(side).diagonal * flux[m];
   }
   for (int target = 0; target < 2; ++target) {
     const int side = off_diagonal_side(target, transposed);
@@ -79,15 +84,17 @@ void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const Jaco
   // Edges in chunks: local Jacobians in parallel, then accumulated in edge order (deterministic).
   constexpr edge_index kChunk = 1 << 15;
   std::vector<double> locals(static_cast<std::size_t>(kChunk) * kLocalJacobianEntries);
+  std::vector<double> fluxes(static_cast<std::size_t>(kChunk) * kBlock);
   for (edge_index first = 0; first < mesh.n_edges(); first += kChunk) {
     const edge_index count = std::min(kChunk, mesh.n_edges() - first);
 #pragma omp parallel for schedule(static)
     for (edge_index i = 0; i < count; ++i)
-      reference_local_jacobian(gather_edge(mesh, state, first + i), &locals[i * kLocalJacobianEntries]);
+      reference_local_jacobian(gather_edge(mesh, state, first + i), &locals[i * kLocalJacobianEntries],
+                               &fluxes[i * kBlock]);
     for (edge_index i = 0; i < count; ++i) {
       const edge_index e = first + i;
-      scatter_local_jacobian(&locals[i * kLocalJacobianEntries], mesh.left(e), mesh.right(e), pattern.slot_lr[e],
-                             pattern.slot_rl[e], jacobian, orientation);
+      scatter_local_jacobian(&locals[i * kLocalJacobianEntries], &fluxes[i * kBlock], mesh.left(e), mesh.right(e),
+                             pattern.slot_lr[e], pattern.slot_rl[e], jacobian, orientation);
     }
   }
 }
@@ -163,8 +170,8 @@ VariantInfo reference_info() {
   info.threads_per_edge = 1;
   info.seeding = Seeding::kDirectConservative;
   const BasicEdgeInput<CountingReal> edge = counting_edge();
-  CountingReal local[kLocalJacobianEntries];
-  info.work = reference_variant_work(count_thread([&] { local_jacobian_dual10(edge, local); }));
+  CountingReal local[kLocalJacobianEntries], flux[kBlock];
+  info.work = reference_variant_work(count_thread([&] { local_jacobian_dual10(edge, local, flux); }));
   return info;
 }
 

@@ -12,14 +12,16 @@ namespace fluxjac {
 /// \brief Inputs of edge e gathered from the mesh and state.
 EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e);
 
-/// \brief A dF/dUL and A dF/dUR of one edge with a Dual<10> seeded on both states (no symmetry used).
-void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries]);
+/// \brief A dF/dUL and A dF/dUR of one edge with a Dual<10> seeded on both states (no symmetry used), and the edge's
+/// flux A F(Q_L, Q_R, n) from the same evaluation.
+void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries], double flux[kBlock]);
 
-/// \brief Adds one edge's local Jacobian to Adiag and writes its Aoff blocks (signs: docs/design.md, "Residual, sign
-/// convention and the four blocks"), in A or in A^T (kernels/assembly/orientation.hpp): the edge assembly's rule on
-/// the CPU, which the GPU edge kernel follows too.
-void scatter_local_jacobian(const double local[kLocalJacobianEntries], node_index left, node_index right,
-                            block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
+/// \brief Adds one edge's local Jacobian to Adiag, writes its Aoff blocks and adds its flux A F to the residual of L
+/// and subtracts it from that of R (signs: docs/design.md, "Residual, sign convention and the four blocks"), in A or
+/// in A^T (kernels/assembly/orientation.hpp): the edge assembly's rule on the CPU, which the GPU edge kernel follows
+/// too.
+void scatter_local_jacobian(const double local[kLocalJacobianEntries], const double flux[kBlock], node_index left,
+                            node_index right, block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
                             Orientation orientation = Orientation::kA);
 
 /// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose.
@@ -31,7 +33,8 @@ void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const Jaco
 /// without OpenMP. The result does not depend on it (see above).
 int set_cpu_threads(int threads);
 
-/// \brief Residual R_i = sum_{L(e)=i} A F - sum_{R(e)=i} A F in double (for J v checks).
+/// \brief Residual R_i = sum_{L(e)=i} A F - sum_{R(e)=i} A F in double, from the flux alone (no derivative): what
+/// the tests hold every assembly's residual and J v to.
 std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q);
 
 }  // namespace fluxjac

@@ -64,11 +64,14 @@ struct GpuTuning {
   AssemblyStrategy assembly = AssemblyStrategy::kNode;  ///< the strategy `--assembly auto` runs
 };
 
-/// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian.
-using LaneEmulator = std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries])>;
+/// \brief Runs a variant's per-lane work on the CPU, lane by lane, into one edge's local Jacobian and its flux
+/// A F(Q_L, Q_R, n).
+using LaneEmulator =
+    std::function<void(const EdgeInput& edge, double local[kLocalJacobianEntries], double flux[kBlock])>;
 /// \brief Runs a variant's node-based lanes on the CPU for one entry (i, j) of row i, as the threads of node i do:
-/// `edge` as seen from i (i's state on the left, the normal pointing away from i), `block` receives D_ij.
-using EntryEmulator = std::function<void(const EdgeInput& edge, double block[kBlockEntries])>;
+/// `edge` as seen from i (i's state on the left, the normal pointing away from i), `block` receives D_ij and `flux`
+/// A F(Q_i, Q_j, n).
+using EntryEmulator = std::function<void(const EdgeInput& edge, double block[kBlockEntries], double flux[kBlock])>;
 
 /// \brief What `fluxjac list` shows about a variant.
 struct VariantInfo {

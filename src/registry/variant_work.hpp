@@ -101,10 +101,10 @@ LaneCounts count_thread(Work&& work) {
 template <class Policy>
 LaneCounts count_edge_lanes() {
   const BasicEdgeInput<CountingReal> edge = counting_edge();
-  CountingReal local[kLocalJacobianEntries];
+  CountingReal local[kLocalJacobianEntries], flux[kBlock];
   LaneCounts counts;
   for (int lane = 0; lane < Policy::kLanesPerEdge; ++lane)
-    counts += count_thread([&] { Policy::compute(lane, edge, local); });
+    counts += count_thread([&] { Policy::compute(lane, edge, local, flux); });
   return counts;
 }
 
@@ -113,12 +113,14 @@ LaneCounts count_edge_lanes() {
 template <class Policy>
 LaneCounts count_node_lanes() {
   const BasicEdgeInput<CountingReal> edge = counting_edge();
-  CountingReal local[kLocalJacobianEntries];
+  CountingReal local[kLocalJacobianEntries], flux[kBlock];
   LaneCounts counts;
   for (int side = 0; side < 2; ++side)
     for (int lane = 0; lane < Policy::kLanesPerSide; ++lane)
-      counts += count_thread(
-          [&] { Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries); });
+      counts += count_thread([&] {
+        Policy::compute_side(lane, edge, side, side_scale(edge, side), local + side * kBlockEntries,
+                             lane == 0 ? flux : nullptr);
+      });
   return counts;
 }
 

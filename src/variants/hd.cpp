@@ -10,7 +10,7 @@ namespace {
 /// The flux and its analytic derivative with respect to the side's own state, in one routine.
 struct HandSide {
   template <class Real, class Block>
-  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block) {
+  FLUXJAC_HD static void run(const BasicEdgeInput<Real>& edge, int side, Real scale, Block block, Real* scaled_flux) {
     Real own[kBlock], other[kBlock], flux[kBlock], dflux_down[kBlock][kBlock];
     BasicFaceNormal<Real> normal;
     oriented_states(edge, side, own, other, normal);
@@ -19,6 +19,10 @@ struct HandSide {
     for (int m = 0; m < kBlock; ++m) {
       FLUXJAC_UNROLL
       for (int k = 0; k < kBlock; ++k) block_at(block, m, k) = scale * dflux_down[m][k];
+    }
+    if (scaled_flux) {
+      FLUXJAC_UNROLL
+      for (int m = 0; m < kBlock; ++m) scaled_flux[m] = scale * flux[m];
     }
   }
 };
