@@ -7,7 +7,7 @@ As a module (with scripts/ on sys.path, or this file copied beside your code):
     A = load_jacobian("J.h5")       # scipy.sparse.bsr_matrix of 5x5 blocks, float64: Adiag + Aoff in one matrix
     y = A @ v                       # v: float64 [5 n_nodes], node-major: v[5 i + c] is component c of node i
     J = read_jacobian("J.h5")       # the datasets as NumPy arrays (J.adiag, J.row_ptr, J.col_idx, J.aoff)
-    J.residual                      # R at the state, float64 [n_nodes, 5] (None in files of version 1-2)
+    J.residual                      # R at the state, float64 [n_nodes, 5] (`run --residual`; else None)
     J.orientation                   # "A" (dR/dQ) or "A^T" (written by `fluxjac run --transpose`)
 
 From the shell:
@@ -33,7 +33,7 @@ import h5py
 import numpy as np
 
 FORMAT = "fluxjac-jacobian"
-VERSIONS = (1, 2, 3)  # version 3 adds /residual; version 2 records the orientation; version 1 files hold A
+VERSIONS = (1, 2, 3)  # version 3 may hold /residual; version 2 records the orientation; version 1 files hold A
 ORIENTATIONS = ("A", "A^T")
 BLOCK = 5
 EXIT_CHECK_FAILED = 1
@@ -55,7 +55,7 @@ class JacobianArrays:
     attributes: dict     # the string attributes of /jacobian: variant, mesh_file, state_file, fluxjac_version, ...
     orientation: str = "A"  # the matrix the datasets hold: "A" = dR/dQ or "A^T", its transpose (same layout)
     version: int = VERSIONS[-1]
-    residual: np.ndarray = None  # float64 [n_nodes, 5]: R at the state (/residual, version 3 on; else None)
+    residual: np.ndarray = None  # float64 [n_nodes, 5]: R at the state (/residual: version 3, `--residual`; else None)
 
     @property
     def n_nodes(self):
@@ -97,10 +97,10 @@ def read_jacobian(path):
             arrays[name] = dataset[()]
         attributes = {key: _text(value) for key, value in file["jacobian"].attrs.items()}
         residual = None
-        if version >= 3:
+        if version >= 3 and "residual" in file:
             dataset = file.get("residual")
             if not isinstance(dataset, h5py.Dataset):
-                fail("/residual", "dataset not found (version 3 files hold R)")
+                fail("/residual", "not a dataset")
             if dataset.dtype.name != "float64":
                 fail("/residual", f"type {dataset.dtype.name}, expected float64")
             residual = dataset[()]

@@ -259,6 +259,43 @@ TEST_P(AdjointOrientation, IsTheTransposeOfAOnEveryMeshOrder) {
   }
 }
 
+/// The residual from the same pass (--residual): R of the reference in both orientations, the rows visited in the
+/// mesh's order and in RCM order, with the Jacobian unchanged by it; a case without it fetches none.
+class ResidualInTheSamePass : public GpuVariantTest {};
+
+TEST_P(ResidualInTheSamePass, MatchesTheReferenceAndLeavesTheJacobianAsItWas) {
+  for (const char* order : {"rcm", "random"}) {
+    const auto [generated, pattern, reference] = test::assemble_generated("mixed", 9, order);
+    ASSERT_FALSE(reference.residual.empty());
+    auto variant = setup(generated.mesh, generated.state, pattern);
+    for (const Orientation orientation : {Orientation::kA, Orientation::kTransposed}) {
+      const std::string what = fmt::format("{} {}", order, to_string(orientation));
+      const auto run = [&](bool residual) {
+        AssemblyOptions options{AssemblyMode::kFull, 0, strategy(), orientation};
+        options.residual = residual;
+        variant->prepare(options);
+        variant->zero();
+        variant->assemble();
+        Jacobian result;
+        variant->fetch(result);
+        return result;
+      };
+      const Jacobian with = run(true), without = run(false);
+      EXPECT_TRUE(without.residual.empty()) << what;
+      ASSERT_EQ(with.residual.size(), static_cast<std::size_t>(pattern.n_nodes) * kBlock) << what;
+      const Comparison comparison = compare_jacobians(pattern, with, pattern, reference);
+      EXPECT_LE(comparison.residual_error, 1e-13) << what;  // compare_jacobians gives NaN when one has none
+      EXPECT_TRUE(test::bitwise_equal(with.aoff, without.aoff)) << what;
+      if (strategy() == AssemblyStrategy::kNode) {  // no atomics: the same bits, R summed in row order too
+        EXPECT_TRUE(test::bitwise_equal(with.adiag, without.adiag)) << what;
+        EXPECT_TRUE(test::bitwise_equal(with.residual, run(true).residual)) << what;
+      } else {
+        EXPECT_LE(compare_jacobians(pattern, with, pattern, without).adiag_error, 1e-14) << what;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuVariants, AdjointOrientation, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, ValidateAgainstReference, ::testing::ValuesIn(test::gpu_variant_strategies()),
@@ -266,6 +303,8 @@ INSTANTIATE_TEST_SUITE_P(GpuVariants, ValidateAgainstReference, ::testing::Value
 INSTANTIATE_TEST_SUITE_P(GpuVariants, NodeTraversal, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, EdgesPerBlock, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, ResidualInTheSamePass, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, RepeatedRuns, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);

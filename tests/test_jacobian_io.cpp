@@ -31,7 +31,7 @@ JacobianPattern cycle_pattern() {
 /// Values that a lossy path would change: negative zero, subnormals, extremes, non-terminating fractions.
 Jacobian cycle_values() {
   Jacobian jacobian;
-  jacobian.resize(cycle_pattern());
+  jacobian.resize(cycle_pattern(), true);
   for (std::size_t i = 0; i < jacobian.adiag.size(); ++i)
     jacobian.adiag[i] = std::sin(static_cast<double>(i)) / 3.0 * std::pow(10.0, static_cast<double>(i % 7) - 3);
   for (std::size_t i = 0; i < jacobian.aoff.size(); ++i)

@@ -131,7 +131,7 @@ def relative_difference(y, expected):
 
 def check_file(fluxjac, mesh, name):
     jacobian_path = f"J-{name}.h5"
-    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--force", "-o", jacobian_path)
+    run(fluxjac, "run", "--mesh", mesh, "--variant", "reference", "--residual", "--force", "-o", jacobian_path)
     raw = raw_datasets(jacobian_path)
     n_nodes, nnz = raw["adiag"].shape[0], raw["col_idx"].shape[0]
     check([raw[k].dtype.name for k in ("adiag", "row_ptr", "col_idx", "aoff")] ==
@@ -202,6 +202,7 @@ def check_transpose(fluxjac, mesh, name, A, direction, central):
     arrays = load_jacobian.read_jacobian(transpose_path)
     check(arrays.orientation == "A^T" and arrays.version == 3,
           f"{name}: --transpose writes version 3 with orientation A^T ({arrays.version}, {arrays.orientation})")
+    check(arrays.residual is None, f"{name}: a run without --residual writes no /residual, and it loads as None")
     AT = load_jacobian.load_jacobian(transpose_path)
     check(isinstance(AT, scipy.sparse.bsr_matrix) and AT.blocksize == (5, 5),
           f"{name}: the A^T file loads as a BSR matrix of 5x5 blocks")

@@ -144,7 +144,8 @@ inline AssembledMesh assemble_generated(const std::string& kind, int n, const st
 /// assembly rules: block (i, j) of the result is block (j, i) of `a` with its rows and columns swapped.
 inline Jacobian transposed(const JacobianPattern& pattern, const Jacobian& a) {
   Jacobian t;
-  t.resize(pattern);
+  t.resize(pattern, !a.residual.empty());
+  t.residual = a.residual;  // R does not depend on the orientation
   const auto swap_block = [](const auto* from, auto* to) {
     for (int m = 0; m < kBlock; ++m)
       for (int k = 0; k < kBlock; ++k) to[m * kBlock + k] = from[k * kBlock + m];

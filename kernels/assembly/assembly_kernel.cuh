@@ -2,8 +2,10 @@
 //
 // A block takes a group of edges; each of an edge's lanes writes its derivative columns into a local
 // Jacobian staged in shared memory; after a barrier the block scatters all local Jacobians with
-// coalesced accesses: atomics into Adiag and the residual (float64), plain stores into Aoff (float32, one edge per
-// slot).
+// coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot). A kernel
+// instantiated with kResidual also stages each edge's flux, the value part of the same evaluation, and sums it into the
+// residual R (float64) as Adiag is summed; without it the flux is never stored and the compiler drops what only it
+// needs.
 #pragma once
 
 #include <type_traits>
@@ -87,13 +89,13 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
 }
 
 /// \brief Assembly kernel of a lane policy: Policy::kLanesPerEdge threads per edge, each calling
-/// Policy::compute(lane, edge, local, flux) (one lane of an edge writes its flux). Dynamic shared memory:
-/// edge_block_shared_bytes(edges_per_block).
-template <class Policy>
+/// Policy::compute(lane, edge, local, flux) (with kResidual one lane of an edge writes its flux, else none). Dynamic
+/// shared memory: edge_block_shared_bytes(edges_per_block, kResidual).
+template <class Policy, bool kResidual>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     assembly_kernel(DeviceEdges mesh, DeviceJacobian jacobian, int edges_per_block, int stage_flags) {
   extern __shared__ double staging[];
-  double* const staged_flux = staging + edges_per_block * kLocalJacobianEntries;
+  double* const staged_flux = kResidual ? staging + edges_per_block * kLocalJacobianEntries : nullptr;
   constexpr int kLanes = Policy::kLanesPerEdge;
   const edge_index first = static_cast<edge_index>(blockIdx.x) * edges_per_block;
   const int count = static_cast<int>(min(static_cast<edge_index>(edges_per_block), mesh.n_edges - first));
@@ -103,13 +105,14 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   // ---- compute: each lane fills its columns of the edge's local Jacobian ---------------------------
   if (local_edge < count) {
     double* local = staging + local_edge * kLocalJacobianEntries;
-    double* flux = staged_flux + local_edge * kBlock;
+    double* flux = kResidual ? staged_flux + local_edge * kBlock : nullptr;
     if (stage_flags & kStageCompute) {
       Policy::compute(lane, load_edge(mesh, first + local_edge), local, flux);
     } else {  // scatter-only: cheap values the compiler cannot predict
       const double area = __ldg(&mesh.areas[first + local_edge]);
       for (int i = lane; i < kLocalJacobianEntries; i += kLanes) local[i] = area * i;
-      for (int i = lane; i < kBlock; i += kLanes) flux[i] = area * i;
+      if constexpr (kResidual)
+        for (int i = lane; i < kBlock; i += kLanes) flux[i] = area * i;
     }
   }
   __syncthreads();
@@ -119,19 +122,19 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
     const bool transposed = stage_flags & kStageTranspose;
     scatter_aoff(staging, first, count, mesh, jacobian.aoff, transposed);
     scatter_adiag(staging, first, count, mesh, jacobian.adiag, transposed);
-    scatter_residual(staged_flux, first, count, mesh, jacobian.residual);
+    if constexpr (kResidual) scatter_residual(staged_flux, first, count, mesh, jacobian.residual);
   }
 }
 
 // ---- node strategy: its compute and store phases --------------------------------------------------------------
 
 /// \brief The compute phase of a node tile: Policy::kLanesPerSide threads per entry (i, j) compute
-/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry, and the first of them i's outward flux
-/// A F(Q_i, Q_j, n_out) into the entry's staged flux, laid out as it is stored: as computed in A,
+/// D_ij = A dF(Q_i, Q_j, n_out)/dQ_i into the staged block of the entry, and with kResidual the first of them i's
+/// outward flux A F(Q_i, Q_j, n_out) into the entry's staged flux, laid out as it is stored: as computed in A,
 /// transposed in A^T (kTransposed), so that the scatter phase reads every staged block in order. `load(entry, edge)`
 /// fills the edge as seen from i (i is the left side, the normal points away from it); `load.area(entry)` gives the
 /// face area alone, for the scatter-only mode's cheap values.
-template <class Policy, bool kTransposed, class Load>
+template <class Policy, bool kTransposed, bool kResidual, class Load>
 __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& load, double* staging,
                                                       double* staged_flux, int stage_flags) {
   constexpr int kLanes = Policy::kLanesPerSide;
@@ -139,7 +142,7 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
     const int entry = work / kLanes;
     const int lane = work - entry * kLanes;
     double* out = staging + entry * kBlockEntries;
-    double* flux = lane == 0 ? staged_flux + entry * kBlock : nullptr;
+    double* flux = kResidual && lane == 0 ? staged_flux + entry * kBlock : nullptr;
     if (stage_flags & kStageCompute) {
       EdgeInput edge;
       load(entry, edge);
@@ -150,7 +153,7 @@ __device__ FLUXJAC_FORCEINLINE void compute_node_tile(int entries, const Load& l
     } else {  // scatter-only: cheap values the compiler cannot predict
       const double area = load.area(entry);
       for (int i = lane; i < kBlockEntries; i += kLanes) out[i] = area * i;
-      if (flux)
+      if (kResidual && flux)
         for (int i = 0; i < kBlock; ++i) flux[i] = area * i;
     }
   }
@@ -227,10 +230,10 @@ __device__ FLUXJAC_FORCEINLINE void store_row_sums(const double* staged, int row
 
 /// \brief The scatter phase of a node tile from its staged blocks (laid out as stored, compute_node_tile): A[j, i] =
 /// -D_ij at the target slot of entry (i, j), which is the slot of (j, i) (plain stores, 25 consecutive threads per
-/// block), Adiag[i] = sum_j D_ij and R_i = sum_j A F(Q_i, Q_j, n_out) (store_row_sums); in A^T, (A[j, i])^T = (-D_ij)^T
-/// at the entry's own slot and (sum_j D_ij)^T (assembly/orientation.hpp), the targets being the host's. Each thread
-/// keeps kBatch stores in flight.
-template <int kBatch>
+/// block), Adiag[i] = sum_j D_ij and, with kResidual, R_i = sum_j A F(Q_i, Q_j, n_out) (store_row_sums); in A^T, (A[j,
+/// i])^T = (-D_ij)^T at the entry's own slot and (sum_j D_ij)^T (assembly/orientation.hpp), the targets being the
+/// host's. Each thread keeps kBatch stores in flight.
+template <int kBatch, bool kResidual>
 __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, const double* staged_flux, int entries,
                                                       int rows, int first_row, int first_entry,
                                                       const std::int32_t* row_start, const std::int32_t* target,
@@ -245,25 +248,26 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, con
       },
       [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
   store_row_sums<kBatch, kBlockEntries>(staging, rows, first_row, first_entry, row_start, row_node, jacobian.adiag);
-  store_row_sums<kBatch, kBlock>(staged_flux, rows, first_row, first_entry, row_start, row_node, jacobian.residual);
+  if constexpr (kResidual)
+    store_row_sums<kBatch, kBlock>(staged_flux, rows, first_row, first_entry, row_start, row_node, jacobian.residual);
 }
 
 // ---- node strategy, one tile per block ------------------------------------------------------------------------
 
-/// \brief Shared memory of one block of node_assembly_kernel: the staged own-side blocks and fluxes of its entries,
-/// then per entry the slot its block goes to, the own row and the other node j, then the block's row starts. The
-/// indices are loaded once, up front, so that the later loops read only shared memory.
+/// \brief Shared memory of one block of node_assembly_kernel: the staged own-side blocks of its entries and, with a
+/// residual, their fluxes, then per entry the slot its block goes to, the own row and the other node j, then the
+/// block's row starts. The indices are loaded once, up front, so that the later loops read only shared memory.
 struct NodeBlockShared {
   double* staging;          ///< [max_entries][25]
-  double* flux;             ///< [max_entries][5]
+  double* flux;             ///< [max_entries][5] with a residual, else none
   std::int32_t* target;     ///< [max_entries]
   node_index* own;          ///< [max_entries]: the visited row of the entry (its state's place)
   node_index* other;        ///< [max_entries]
   std::int32_t* row_start;  ///< [max_rows + 1]
-  __device__ NodeBlockShared(void* base, int max_entries)
+  __device__ NodeBlockShared(void* base, int max_entries, bool residual)
       : staging(static_cast<double*>(base)),
         flux(staging + max_entries * kBlockEntries),
-        target(reinterpret_cast<std::int32_t*>(flux + max_entries * kBlock)),
+        target(reinterpret_cast<std::int32_t*>(flux + (residual ? max_entries * kBlock : 0))),
         own(target + max_entries),
         other(own + max_entries),
         row_start(other + max_entries) {}
@@ -288,20 +292,20 @@ struct GlobalEntryLoad {
 /// \brief Node-based assembly kernel, one tile per block: a block takes whole consecutive rows of the block-CSR
 /// pattern (packed at setup to at most a given number of entries, i.e. incident edges), computes D_ij for every
 /// entry (i, j) (compute_node_tile) and stores Adiag[i] = sum_j D_ij and Aoff[j, i] = -D_ij, or in A^T their
-/// transposes at Adiag[i] and the entry's own slot, and R_i = sum_j A F(Q_i, Q_j, n_out) (scatter_node_tile): no
-/// atomics, no zeroing, bitwise reproducible.
+/// transposes at Adiag[i] and the entry's own slot, and with kResidual R_i = sum_j A F(Q_i, Q_j, n_out)
+/// (scatter_node_tile): no atomics, no zeroing, bitwise reproducible.
 /// In A^T (kTransposed) every block lands in the row that computed it, so a tile's stores are contiguous; each
 /// orientation has its own kernel, so that A's is not burdened by the other's layout (docs/tuning.md, "The adjoint
 /// orientation's stores"). Equivalent to the edge-based signs of docs/design.md, "Residual, sign convention and the
 /// four blocks": for i = L, D = JL; for i = R, D = -JR. A block may have fewer threads than its tile has lanes: each
 /// thread then works several entries in turn, which spreads the block's index loads and barriers over more work
 /// (docs/tuning.md, "Lanes per thread").
-template <class Policy, bool kTransposed>
+template <class Policy, bool kTransposed, bool kResidual>
 __global__ void __maxnreg__(Policy::kMaxRegisters)
     node_assembly_kernel(DeviceEdges mesh, DeviceNodeMap map, DeviceJacobian jacobian, int max_entries,
                          int stage_flags) {
   extern __shared__ double shared[];
-  const NodeBlockShared block(shared, max_entries);
+  const NodeBlockShared block(shared, max_entries, kResidual);
   const int4 tile = __ldg(reinterpret_cast<const int4*>(map.tiles) + blockIdx.x);  // NodeTile
   const int first_row = tile.x, row_count = tile.y, first_entry = tile.z, entry_count = tile.w;
 
@@ -332,12 +336,12 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
 
   const GlobalEntryLoad load{mesh.state, map.entry_face + 4 * static_cast<std::int64_t>(first_entry), block.own,
                              block.other};
-  compute_node_tile<Policy, kTransposed>(entry_count, load, block.staging, block.flux, stage_flags);
+  compute_node_tile<Policy, kTransposed, kResidual>(entry_count, load, block.staging, block.flux, stage_flags);
   __syncthreads();
   if (!(stage_flags & kStageScatter)) return;
-  scatter_node_tile<Policy::kNodeBatch>(block.staging, block.flux, entry_count, row_count, first_row, first_entry,
-                                        block.row_start, block.target,
-                                        map.row_node ? map.row_node + first_row : nullptr, jacobian);
+  scatter_node_tile<Policy::kNodeBatch, kResidual>(block.staging, block.flux, entry_count, row_count, first_row,
+                                                   first_entry, block.row_start, block.target,
+                                                   map.row_node ? map.row_node + first_row : nullptr, jacobian);
 }
 
 }  // namespace fluxjac

@@ -55,20 +55,20 @@ struct DeviceJacobian {
   double* adiag;     ///< [n_nodes][25]: the edge strategy accumulates with atomics (zeroed before each assembly),
                      ///< the node strategy stores each block once
   float* aoff;       ///< [nnz][25], each block written by exactly one edge
-  double* residual;  ///< [n_nodes][5]: R at the state, summed as Adiag is
+  double* residual;  ///< [n_nodes][5]: R at the state, summed as Adiag is; null when not assembled
 };
 
 /// Dynamic shared memory of one edge-strategy block: the staged local Jacobians (two blocks of 25 doubles per edge),
-/// then the staged fluxes (5 doubles per edge).
-inline std::size_t edge_block_shared_bytes(int edges_per_block) {
-  return static_cast<std::size_t>(edges_per_block) * (2 * kBlockEntries + kBlock) * sizeof(double);
+/// then, with a residual, the staged fluxes (5 doubles per edge).
+inline std::size_t edge_block_shared_bytes(int edges_per_block, bool residual) {
+  return static_cast<std::size_t>(edges_per_block) * (2 * kBlockEntries + (residual ? kBlock : 0)) * sizeof(double);
 }
 
-/// Dynamic shared memory of one block of the node strategy's one-tile-per-block kernel: the staged blocks and fluxes,
-/// per entry the target slot, own row and other node, and the row starts.
-inline std::size_t node_block_shared_bytes(int max_entries, int max_rows) {
+/// Dynamic shared memory of one block of the node strategy's one-tile-per-block kernel: the staged blocks (and fluxes,
+/// with a residual), per entry the target slot, own row and other node, and the row starts.
+inline std::size_t node_block_shared_bytes(int max_entries, int max_rows, bool residual) {
   return static_cast<std::size_t>(max_entries) *
-             ((kBlockEntries + kBlock) * sizeof(double) + 3 * sizeof(std::int32_t)) +
+             ((kBlockEntries + (residual ? kBlock : 0)) * sizeof(double) + 3 * sizeof(std::int32_t)) +
          static_cast<std::size_t>(max_rows + 1) * sizeof(std::int32_t);
 }
 

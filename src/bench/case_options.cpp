@@ -28,6 +28,7 @@ void check_case_options(const CaseOptions& options) {
     check_count("--edges-per-block", units, 0, kMaxEdgesPerBlock, "edges per block (0 = the variant's default)");
   check_tolerance("--adiag-tolerance", options.tolerances.adiag);
   check_tolerance("--aoff-tolerance", options.tolerances.aoff);
+  check_tolerance("--residual-tolerance", options.tolerances.residual);
   if (options.modes.empty() || options.assemblies.empty() || options.edges_per_block.empty())
     fail(ExitCode::kUsage, "--mode, --assembly and --edges-per-block each need at least one value");
 }

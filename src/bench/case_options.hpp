@@ -31,6 +31,9 @@ struct CaseOptions {
   /// Assemble A^T instead of A (docs/design.md, "The adjoint orientation"): every case of a sweep, the reference and
   /// the Jacobian files alike.
   bool transpose = false;
+  /// Also assemble the residual R in the same pass (docs/design.md, "Residual, sign convention and the four blocks"):
+  /// timed with the Jacobian, validated against the reference's R and written to the Jacobian files.
+  bool residual = false;
   Tolerances tolerances;
   int threads = 0;  ///< CPU threads of the reference; 0 = OpenMP's default (every core)
 };

@@ -262,6 +262,7 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   if (!find_named<Orientation>(r.orientation))
     fail(ExitCode::kInvalidInput, "{}: \"orientation\" is \"{}\", expected \"A\" or \"A^T\"", run.where(),
          r.orientation);
+  r.residual = run.flag("residual").value_or(false);
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
   r.edges_per_block_requested = static_cast<int>(run.whole_number("edges_per_block_requested", 0, INT_MAX).value_or(0));
   r.ranks = static_cast<int>(run.whole_number("ranks", 1, INT_MAX).value_or(1));
@@ -315,24 +316,26 @@ void classify(const ResultRun& before, const ResultRun& after, const CompareOpti
       c.change == Change::kNoLongerRuns || c.change == Change::kValidationFailed || c.change == Change::kSlower;
 }
 
-/// What a case is besides its mesh: variant, mode, orientation, assembly, edges per block as requested, and ranks.
-using CaseSetup = std::tuple<std::string, std::string, std::string, std::string, int, int>;
+/// What a case is besides its mesh: variant, mode, orientation, residual, assembly, edges per block as requested, and
+/// ranks.
+using CaseSetup = std::tuple<std::string, std::string, std::string, bool, std::string, int, int>;
 
 CaseSetup setup_of(const ResultRun& r) {
-  return {r.variant, r.mode, r.orientation, r.assembly, r.edges_per_block_requested, r.ranks};
+  return {r.variant, r.mode, r.orientation, r.residual, r.assembly, r.edges_per_block_requested, r.ranks};
 }
 
 /// Whether two runs differ in their ranks only.
 bool differ_in_ranks_only(const ResultRun& a, const ResultRun& b) {
   return a.ranks != b.ranks && a.variant == b.variant && a.mode == b.mode && a.orientation == b.orientation &&
-         a.assembly == b.assembly && a.edges_per_block_requested == b.edges_per_block_requested &&
-         same_mesh(a.mesh, b.mesh);
+         a.residual == b.residual && a.assembly == b.assembly &&
+         a.edges_per_block_requested == b.edges_per_block_requested && same_mesh(a.mesh, b.mesh);
 }
 
 /// Whether two runs differ in their orientation only.
 bool differ_in_orientation_only(const ResultRun& a, const ResultRun& b) {
-  return a.orientation != b.orientation && a.variant == b.variant && a.mode == b.mode && a.assembly == b.assembly &&
-         a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks && same_mesh(a.mesh, b.mesh);
+  return a.orientation != b.orientation && a.variant == b.variant && a.mode == b.mode && a.residual == b.residual &&
+         a.assembly == b.assembly && a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks &&
+         same_mesh(a.mesh, b.mesh);
 }
 
 /// How two meshes of one name differ, the first in file `mine_in`, the other in `theirs_in`: the first figure that
@@ -458,6 +461,7 @@ bool same_case(const ResultRun& a, const ResultRun& b) {
 std::string ResultRun::key() const {
   std::string key = fmt::format("{} {} {}", mesh.name, variant, mode);
   if (orientation != "A") key += " " + orientation;  // an A^T case is its own case
+  if (residual) key += " +R";                        // so is one that assembles the residual too
   if (!assembly.empty())
     key += fmt::format(" {} epb={}", assembly,
                        edges_per_block_requested > 0 ? std::to_string(edges_per_block_requested) : "default");

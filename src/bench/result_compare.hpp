@@ -41,6 +41,7 @@ struct ResultRun {
   MeshIdentity mesh;
   std::string variant, mode, assembly;
   std::string orientation = "A";  ///< "A" or "A^T" (absent in files of older versions: A)
+  bool residual = false;          ///< the residual assembled in the same pass (absent in older files: no)
   int edges_per_block_requested = 0;
   int ranks = 1;              ///< MPI ranks (absent in files of one process: 1)
   std::string status = "ok";  ///< ok, skipped, failed

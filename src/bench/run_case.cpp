@@ -133,6 +133,7 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
   if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.assembly.strategy, *info);
   record.mode = request.assembly.mode;
   record.orientation = request.assembly.orientation;
+  record.residual = request.assembly.residual;
   record.edges_per_block_requested = request.assembly.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;

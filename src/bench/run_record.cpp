@@ -159,8 +159,8 @@ void relate_to_hd(std::vector<RunRecord>& records) {
     double hd_ms = 0.0;
     for (const RunRecord& hd : records)
       if (hd.variant.seeding == Seeding::kAnalytic && hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name &&
-          hd.mode == r.mode && hd.orientation == r.orientation && hd.assembly_ms.median > 0.0 &&
-          (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
+          hd.mode == r.mode && hd.orientation == r.orientation && hd.residual == r.residual &&
+          hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
         hd_ms = hd.assembly_ms.median;
     if (hd_ms > 0.0) r.time_relative_to_hd = r.assembly_ms.median / hd_ms;
   }
@@ -200,6 +200,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"backend", to_string(r.variant.backend)},
          {"mode", to_string(r.mode)},
          {"orientation", to_string(r.orientation)},
+         {"residual", r.residual},
          {"assembly", r.assembly ? ordered_json(to_string(*r.assembly)) : ordered_json()},
          {"threads_per_edge", r.variant.threads_per_edge},
          {"threads_per_side", r.variant.threads_per_side},

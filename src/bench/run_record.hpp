@@ -76,6 +76,7 @@ struct RunRecord {
   AssemblyMode mode = AssemblyMode::kFull;
   /// The matrix assembled: A, or A^T (docs/design.md, "The adjoint orientation").
   Orientation orientation = Orientation::kA;
+  bool residual = false;  ///< the residual assembled in the same pass
   /// The GPU assembly strategy that ran, edge or node (`auto` resolved: never kAuto); none for CPU variants.
   std::optional<AssemblyStrategy> assembly;
   /// Work units per block as asked: edges (edge assembly) or incident edges in whole rows (node assembly); 0 = the

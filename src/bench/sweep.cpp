@@ -174,6 +174,7 @@ SweepPlan plan_sweep(const SweepConfig& config) {
             sweep_case.assembly.edges_per_block = units;
             sweep_case.assembly.strategy = strategy;
             sweep_case.assembly.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
+            sweep_case.assembly.residual = options.residual;
             sweep_case.named = is_named;
             if (gpu) sweep_case.skip_reason = no_gpu.brief;
             plan.cases.push_back(std::move(sweep_case));
@@ -195,6 +196,7 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
   std::string label = fmt::format("{} {} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant,
                                   to_string(sweep_case.assembly.mode));
   if (sweep_case.assembly.orientation == Orientation::kTransposed) label += " A^T";
+  if (sweep_case.assembly.residual) label += " +R";
   if (variant_info(sweep_case.variant).backend == Backend::kCuda) {
     const int units = sweep_case.assembly.edges_per_block;
     label += fmt::format(" {} epb={}", to_string(sweep_case.assembly.strategy),

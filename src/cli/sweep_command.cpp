@@ -116,6 +116,10 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
                    "assemble the adjoint orientation A^T (block-CSR rows of the transpose, what discrete-adjoint "
                    "solvers use) instead of A = dR/dQ, for every variant, case and rank; validation compares with the "
                    "reference's A^T, and --output files record it (off unless given)");
+  command.add_flag("--residual", options.residual,
+                   "also assemble the residual R in the same pass, from the flux values the assembly computes: timed "
+                   "with the Jacobian (the flux costs extra work: docs/performance.md, \"The residual\"), validated "
+                   "against the reference's R and written to --output files as /residual (off unless given)");
   command.add_flag("--validate,!--no-validate", options.validate,
                    "compare the mode-full results with the reference, computed once per mesh (on unless "
                    "--no-validate; the CPU reference is slow on big meshes)");
@@ -126,6 +130,10 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
   command
       .add_option("--aoff-tolerance", options.tolerances.aoff,
                   "pass if max|A-R|/max|R| of Aoff is at most this (finite, 0 or more)")
+      ->capture_default_str();
+  command
+      .add_option("--residual-tolerance", options.tolerances.residual,
+                  "with --residual: pass if max|A-R|/max|R| of the residual is at most this (finite, 0 or more)")
       ->capture_default_str();
   command
       .add_option("--threads", options.threads,

@@ -29,8 +29,8 @@ CudaAssembly::CudaAssembly(VariantInfo info) : info_(std::move(info)) {
 
 std::optional<KernelResources> CudaAssembly::resources() const {
   const AssemblyStrategy strategy = units_per_block_ ? strategy_ : info_.preferred_assembly;
-  const Orientation orientation = options_.orientation;  // A before the first prepare
-  const cudaFuncAttributes attributes = kernel_attributes(strategy, orientation);
+  const KernelForm kernel_form = form();  // A without the residual before the first prepare
+  const cudaFuncAttributes attributes = kernel_attributes(strategy, kernel_form);
   KernelResources resources;
   resources.registers = attributes.numRegs;
   resources.local_bytes = attributes.localSizeBytes;
@@ -39,13 +39,13 @@ std::optional<KernelResources> CudaAssembly::resources() const {
   resources.edges_per_block = units;
   if (strategy == AssemblyStrategy::kNode) resources.node_traversal = node_traversal_;
   if (strategy == AssemblyStrategy::kEdge) {
-    resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units);
+    resources.shared_bytes = attributes.sharedSizeBytes + edge_block_shared_bytes(units, kernel_form.residual);
     resources.block_threads = units * lanes(strategy);
   } else {
     // The packing of the last node run, or, before one, the default's plan (before setup: full tiles of single
     // rows, the worst case, halved as a run would halve it).
     const NodeLaunch launch =
-        node_launch_.requested ? node_launch_ : plan_fitting_rows(units, true, orientation, nullptr);
+        node_launch_.requested ? node_launch_ : plan_fitting_rows(units, true, kernel_form, nullptr);
     resources.edges_per_block = launch.capacity;
     resources.shared_bytes = attributes.sharedSizeBytes + launch.shared_bytes;
     resources.block_threads = launch.threads;
@@ -57,40 +57,41 @@ int CudaAssembly::default_units_per_block(AssemblyStrategy strategy) const {
   // The tuned size. An edge block has one thread per lane, so it takes fewer edges where the kernel's registers allow
   // fewer threads per block; a node tile larger than its block's threads is worked in turns.
   if (strategy == AssemblyStrategy::kNode) return tuning().node_tile_entries;
-  const int max_threads = kernel_attributes(strategy, Orientation::kA).maxThreadsPerBlock;  // one for both
+  // One edge kernel for both orientations; the one with the residual has as many registers or more.
+  const int max_threads = kernel_attributes(strategy, KernelForm{Orientation::kA, true}).maxThreadsPerBlock;
   return std::max(1, std::min(tuning().edges_per_block, max_threads / lanes(strategy)));
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, Orientation orientation, RowBlocks* rows) const {
+CudaAssembly::NodeLaunch CudaAssembly::plan_rows(int capacity, KernelForm form, RowBlocks* rows) const {
   NodeLaunch launch;
-  launch.orientation = orientation;
+  launch.form = form;
   launch.capacity = capacity;
   RowBlocks packed = pack_rows(host_row_ptr_, capacity);
   if (n_nodes_ == 0) packed.max_entries = packed.max_rows = capacity;  // before setup: a full tile
   launch.max_entries = packed.max_entries;
   launch.max_rows = packed.max_rows;
   launch.tiles = static_cast<int>(packed.blocks());
-  const int max_threads = kernel_attributes(AssemblyStrategy::kNode, orientation).maxThreadsPerBlock;
+  const int max_threads = kernel_attributes(AssemblyStrategy::kNode, form).maxThreadsPerBlock;
   // One thread per lane of a full tile, rounded to whole warps, at most the tuning's threads (then each thread works
   // several lanes in turn: fewer barriers per unit of work, measured faster: docs/tuning.md, "Lanes per thread").
   launch.threads = std::min(
       {(capacity * lanes(AssemblyStrategy::kNode) + 31) / 32 * 32, max_threads / 32 * 32, tuning().node_block_threads});
-  launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows);
+  launch.shared_bytes = node_block_shared_bytes(launch.max_entries, launch.max_rows, form.residual);
   if (rows) *rows = std::move(packed);
   return launch;
 }
 
-CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve, Orientation orientation,
+CudaAssembly::NodeLaunch CudaAssembly::plan_fitting_rows(int requested, bool may_halve, KernelForm form,
                                                          std::vector<NodeTile>* tiles) const {
   const std::size_t shared_limit = max_shared_bytes_per_block();
   // A variant's default tile outgrows shared memory on meshes of many short rows: halve it
   // until it fits. A size the user asked for is refused instead.
   int capacity = requested;
   RowBlocks packed;
-  NodeLaunch launch = plan_rows(capacity, orientation, tiles ? &packed : nullptr);
+  NodeLaunch launch = plan_rows(capacity, form, tiles ? &packed : nullptr);
   while (may_halve && launch.shared_bytes > shared_limit && capacity > 1) {
     capacity /= 2;
-    launch = plan_rows(capacity, orientation, tiles ? &packed : nullptr);
+    launch = plan_rows(capacity, form, tiles ? &packed : nullptr);
   }
   if (launch.shared_bytes > shared_limit && may_halve)
     fail(ExitCode::kInvalidInput,
@@ -138,7 +139,6 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
   slots_.upload(slots.data(), slots.size());
   state_.upload(state.Q.data(), state.Q.size());
   adiag_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries);
-  residual_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
   aoff_.allocate(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
   holds_full_assembly_ = false;
 }
@@ -215,7 +215,7 @@ void CudaAssembly::prepare(const AssemblyOptions& options) {
   strategy_ = resolve_strategy(options.strategy, info_);
   units_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_units_per_block(strategy_);
   const int max_threads =  // limited by the kernel's registers
-      kernel_attributes(strategy_, options.orientation).maxThreadsPerBlock;
+      kernel_attributes(strategy_, KernelForm{options.orientation, options.residual}).maxThreadsPerBlock;
   if (strategy_ == AssemblyStrategy::kEdge && units_per_block_ * lanes(strategy_) > max_threads)
     fail(ExitCode::kUsage,
          "--edges-per-block {} gives {} threads per block for '{}' ({} lanes per edge); its kernel allows at most {} "
@@ -231,12 +231,15 @@ void CudaAssembly::prepare(const AssemblyOptions& options) {
   const bool may_halve = options.edges_per_block == 0;
   if (strategy_ == AssemblyStrategy::kNode &&
       (node_launch_.requested != units_per_block_ || node_launch_.may_halve != may_halve ||
-       node_launch_.orientation != options.orientation)) {
+       node_launch_.form != KernelForm{options.orientation, options.residual})) {
     std::vector<NodeTile> tiles;
-    node_launch_ = plan_fitting_rows(units_per_block_, may_halve, options.orientation, &tiles);
+    node_launch_ =
+        plan_fitting_rows(units_per_block_, may_halve, KernelForm{options.orientation, options.residual}, &tiles);
     tiles_.upload(tiles.data(), tiles.size());
   }
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
+  if (options.residual && residual_.size() != static_cast<std::size_t>(n_nodes_) * kBlock)
+    residual_.allocate(static_cast<std::size_t>(n_nodes_) * kBlock);
   stage_flags_ = flags;
   holds_full_assembly_ = false;
   options_ = options;
@@ -246,20 +249,20 @@ void CudaAssembly::zero() {
   // Only the edge strategy accumulates into Adiag and the residual; the node strategy writes every row once.
   if (strategy_ == AssemblyStrategy::kEdge && n_edges_ > 0) {
     FLUXJAC_CUDA_CHECK(cudaMemsetAsync(adiag_.data(), 0, adiag_.size() * sizeof(double)));
-    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(residual_.data(), 0, residual_.size() * sizeof(double)));
+    if (options_.residual) FLUXJAC_CUDA_CHECK(cudaMemsetAsync(residual_.data(), 0, residual_.size() * sizeof(double)));
   }
 }
 
 void CudaAssembly::assemble() {
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
-  const DeviceJacobian jacobian{adiag_.data(), aoff_.data(), residual_.data()};
+  const DeviceJacobian jacobian{adiag_.data(), aoff_.data(), options_.residual ? residual_.data() : nullptr};
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_target_.size() ? entry_target_.data() : nullptr,
                           entry_face_.data(), tiles_.data(),   row_node_.data()};
   // A rank that owns no edges (more ranks than a mesh can usefully hold) assembles nothing, but still takes part in
   // every halo exchange of the timed loop.
   const bool any_work = n_edges_ > 0;
   if (any_work && strategy_ == AssemblyStrategy::kEdge)
-    launch_edge(edges, jacobian, units_per_block_, stage_flags_);
+    launch_edge(edges, jacobian, units_per_block_, stage_flags_, options_.residual);
   else if (any_work && row_node_.size() == 0)
     launch_node(edges, map, jacobian, node_launch_, stage_flags_);
   else if (any_work)
@@ -292,10 +295,10 @@ void CudaAssembly::fetch(Jacobian& out) {
   }
   out.adiag.resize(adiag_.size());
   out.aoff.resize(aoff_.size());
-  out.residual.resize(residual_.size());
+  out.residual.resize(options_.residual ? residual_.size() : 0);
   adiag_.download(out.adiag.data());
   aoff_.download(out.aoff.data());
-  residual_.download(out.residual.data());
+  if (options_.residual) residual_.download(out.residual.data());
 }
 
 }  // namespace fluxjac

@@ -37,13 +37,23 @@ class CudaAssembly : public Variant {
   StateBuffer state_buffer() override { return {state_.data(), n_nodes_, true}; }
 
  protected:
+  /// Which instantiation of a strategy's kernel runs: the orientation (the node strategy has a kernel for each) and
+  /// whether it also sums the residual (a kernel with and one without, so that a Jacobian alone costs nothing more).
+  struct KernelForm {
+    Orientation orientation = Orientation::kA;
+    bool residual = false;
+    bool operator==(const KernelForm& other) const {
+      return orientation == other.orientation && residual == other.residual;
+    }
+    bool operator!=(const KernelForm& other) const { return !(*this == other); }
+  };
   /// Launches the edge-based assembly kernel once on the default stream with the given stage flags.
   virtual void launch_edge(const DeviceEdges& edges, const DeviceJacobian& jacobian, int edges_per_block,
-                           int stage_flags) = 0;
+                           int stage_flags, bool residual) = 0;
   /// Launch geometry of the node strategy: rows packed into tiles of at most `capacity` entries, one tile per thread
-  /// block of `threads` threads of the kernel of `orientation`.
+  /// block of `threads` threads of the kernel of `form`.
   struct NodeLaunch {
-    Orientation orientation = Orientation::kA;
+    KernelForm form;
     int requested = 0;       ///< the tile size asked for (a variant's default may have been halved to `capacity`)
     bool may_halve = false;  ///< a default tile: halved until it fits in shared memory (a user's is refused)
     int capacity = 0;
@@ -56,8 +66,8 @@ class CudaAssembly : public Variant {
   /// Launches the node-based assembly kernel.
   virtual void launch_node(const DeviceEdges& edges, const DeviceNodeMap& map, const DeviceJacobian& jacobian,
                            const NodeLaunch& launch, int stage_flags) = 0;
-  /// The attributes of the kernel of `strategy` (the node strategy has one kernel per orientation).
-  virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy, Orientation orientation) const = 0;
+  /// The attributes of the kernel of `strategy` in `form` (the edge strategy's kernel serves both orientations).
+  virtual cudaFuncAttributes kernel_attributes(AssemblyStrategy strategy, KernelForm form) const = 0;
   /// Threads per edge (edge strategy) or per (node, incident edge) (node strategy).
   virtual int lanes(AssemblyStrategy strategy) const = 0;
   /// The variant's tuning (its row of src/variants/tunings.hpp).
@@ -78,12 +88,13 @@ class CudaAssembly : public Variant {
                       int stage_flags);
   /// Packs whole rows, in order, into tiles of at most `capacity` entries and rows; returns the launch geometry and,
   /// when asked, the packed rows.
-  NodeLaunch plan_rows(int capacity, Orientation orientation, RowBlocks* rows) const;
+  NodeLaunch plan_rows(int capacity, KernelForm form, RowBlocks* rows) const;
   /// plan_rows for a tile of `requested` entries; with `may_halve` (a variant's default, not a user's choice) a tile
   /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit. Fills `tiles`, when
   /// given, with the chosen plan's tiles (each block's rows and entries, from host_row_ptr_).
-  NodeLaunch plan_fitting_rows(int requested, bool may_halve, Orientation orientation,
-                               std::vector<NodeTile>* tiles) const;
+  NodeLaunch plan_fitting_rows(int requested, bool may_halve, KernelForm form, std::vector<NodeTile>* tiles) const;
+  /// The kernel form of the prepared case.
+  KernelForm form() const { return {options_.orientation, options_.residual}; }
 
   VariantInfo info_;
   std::vector<std::int32_t> host_row_ptr_;
@@ -101,7 +112,8 @@ class CudaAssembly : public Variant {
   DeviceArray<node_index> col_idx_;
   NodeLaunch node_launch_;
   DeviceArray<node_index> edges_;
-  DeviceArray<double> normals_, areas_, state_, adiag_, residual_;
+  DeviceArray<double> normals_, areas_, state_, adiag_;
+  DeviceArray<double> residual_;  ///< allocated by the first case that asks for the residual
   DeviceArray<std::int32_t> slots_;
   DeviceArray<float> aoff_;
   edge_index n_edges_ = 0;

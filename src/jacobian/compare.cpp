@@ -66,8 +66,9 @@ Comparison compare_jacobians(const JacobianPattern& pattern, const Jacobian& res
   }
   comparison.adiag_error = relative_max_error(result.adiag, reference.adiag);
   comparison.aoff_error = relative_max_error(result.aoff, reference.aoff);
-  comparison.residual_error = reference.residual.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                                         : relative_max_error(result.residual, reference.residual);
+  comparison.residual_error = result.residual.empty() || reference.residual.empty()
+                                  ? std::numeric_limits<double>::quiet_NaN()
+                                  : relative_max_error(result.residual, reference.residual);
   comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff &&
                       !(comparison.residual_error > tolerances.residual);
   return comparison;

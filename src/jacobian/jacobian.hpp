@@ -45,12 +45,13 @@ struct Jacobian {
   std::vector<double> adiag;     ///< [n_nodes][5][5], row-major blocks
   std::vector<float> aoff;       ///< [nnz][5][5], row-major blocks, in pattern order
   std::vector<double> residual;  ///< [n_nodes][5]: R at the state, from the same pass (docs/design.md, "Residual, sign
-                                 ///< convention and the four blocks")
+                                 ///< convention and the four blocks"); empty where it was not assembled
 
-  void resize(const JacobianPattern& pattern) {
+  /// Zeros of the pattern's sizes, with a residual when asked.
+  void resize(const JacobianPattern& pattern, bool with_residual) {
     adiag.assign(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries, 0.0);
     aoff.assign(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries, 0.0f);
-    residual.assign(static_cast<std::size_t>(pattern.n_nodes) * kBlock, 0.0);
+    residual.assign(with_residual ? static_cast<std::size_t>(pattern.n_nodes) * kBlock : 0, 0.0);
   }
 };
 

@@ -24,10 +24,10 @@ void check_writable(const std::string& path, const JacobianPattern& pattern, con
   const std::int64_t n_nodes = pattern.n_nodes;
   const std::size_t nodes = n_nodes > 0 ? static_cast<std::size_t>(n_nodes) : 0;
   const std::size_t nnz = pattern.col_idx.size();
-  const bool consistent = n_nodes > 0 && pattern.row_ptr.size() == nodes + 1 &&
-                          pattern.row_ptr.back() == static_cast<block_offset>(nnz) &&
-                          jacobian.adiag.size() == nodes * kBlockEntries &&
-                          jacobian.aoff.size() == nnz * kBlockEntries && jacobian.residual.size() == nodes * kBlock;
+  const bool consistent =
+      n_nodes > 0 && pattern.row_ptr.size() == nodes + 1 && pattern.row_ptr.back() == static_cast<block_offset>(nnz) &&
+      jacobian.adiag.size() == nodes * kBlockEntries && jacobian.aoff.size() == nnz * kBlockEntries &&
+      (jacobian.residual.empty() || jacobian.residual.size() == nodes * kBlock);
   if (!consistent)
     fail(ExitCode::kRuntime,
          "{}: cannot write an inconsistent Jacobian: n_nodes {}, {} row_ptr entries, {} col_idx entries, {} Adiag "
@@ -152,7 +152,7 @@ JacobianDatasets describe_jacobian(const h5::File& file, const std::string& path
   d.aoff = h5::describe_dataset(file, kAoff);
   h5::require_type(d.aoff, {h5::kFloat32});
   h5::require_shape(d.aoff, {d.nnz, kBlock, kBlock}, fmt::format("[nnz, 5, 5], nnz = {} from {}", d.nnz, kColIdx));
-  if (version >= 3) {
+  if (version >= 3 && h5::exists(file, kResidual)) {  // version 3 on: where the assembly summed it
     d.residual = h5::describe_dataset(file, kResidual);
     h5::require_type(*d.residual, {h5::kFloat64});
     h5::require_shape(*d.residual, {d.n_nodes, kBlock},
@@ -227,21 +227,21 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
     h5::write(file, kRowPtr, pattern.row_ptr, {n_nodes + 1});
     h5::write(file, kColIdx, pattern.col_idx, {nnz});
     h5::write(file, kAoff, jacobian.aoff, {nnz, kBlock, kBlock});
-    h5::write(file, kResidual, jacobian.residual, {n_nodes, kBlock});
+    if (!jacobian.residual.empty()) h5::write(file, kResidual, jacobian.residual, {n_nodes, kBlock});
     file.close();
   }
   output.commit();
 }
 
 void create_jacobian_file(const std::string& file_path, const std::string& display_name, std::int64_t n_nodes,
-                          std::int64_t nnz, const JacobianFileInfo& info) {
+                          std::int64_t nnz, bool with_residual, const JacobianFileInfo& info) {
   h5::File file = h5::File::create(file_path, display_name);
   write_attributes(file, info);
   h5::create_dataset<double>(file, kAdiag, {n_nodes, kBlock, kBlock});
   h5::create_dataset<block_offset>(file, kRowPtr, {n_nodes + 1});
   h5::create_dataset<node_index>(file, kColIdx, {nnz});
   h5::create_dataset<float>(file, kAoff, {nnz, kBlock, kBlock});
-  h5::create_dataset<double>(file, kResidual, {n_nodes, kBlock});
+  if (with_residual) h5::create_dataset<double>(file, kResidual, {n_nodes, kBlock});
   h5::write_rows<block_offset>(file, kRowPtr, {{n_nodes, n_nodes + 1}}, {nnz});
   file.close();
 }
@@ -253,7 +253,7 @@ void write_jacobian_rows(const std::string& file_path, const std::string& displa
   h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite, display_name);
   const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows);
   h5::write_rows(file, kAdiag, row_ranges, rows.adiag);
-  h5::write_rows(file, kResidual, row_ranges, rows.residual);
+  if (!rows.residual.empty()) h5::write_rows(file, kResidual, row_ranges, rows.residual);
   h5::write_rows(file, kRowPtr, row_ranges, rows.block_start);
   const std::vector<h5::RowRange> blocks = block_ranges(rows);
   h5::write_rows(file, kColIdx, blocks, rows.columns);

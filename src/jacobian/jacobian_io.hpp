@@ -65,10 +65,10 @@ struct JacobianRows {
 };
 
 /// \brief Creates a Jacobian file (at file_path; messages name display_name) with the attributes of info and
-/// empty datasets for n_nodes rows and nnz blocks, for write_jacobian_rows to fill; row_ptr[n_nodes] = nnz is
-/// written here.
+/// empty datasets for n_nodes rows and nnz blocks (and the residual's, when asked), for write_jacobian_rows to fill;
+/// row_ptr[n_nodes] = nnz is written here.
 void create_jacobian_file(const std::string& file_path, const std::string& display_name, std::int64_t n_nodes,
-                          std::int64_t nnz, const JacobianFileInfo& info);
+                          std::int64_t nnz, bool with_residual, const JacobianFileInfo& info);
 
 /// \brief Writes rows into a file made by create_jacobian_file (one process at a time). Error(kInvalidInput),
 /// before anything is written, when a value is not finite or exceeds float32 in Aoff.

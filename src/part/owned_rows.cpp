@@ -52,8 +52,11 @@ std::string stored_pattern_difference(const RankLayout& layout, const JacobianPa
 void write_rows_in_turn(const Communicator& comm, const std::string& path, std::int64_t n_nodes,
                         const JacobianRows& rows, const JacobianFileInfo& info) {
   const std::int64_t nnz = comm.sum(static_cast<std::int64_t>(rows.columns.size()));
+  // Every rank's case asked for the residual or none did (one configuration): the ranks with rows say.
+  const bool with_residual = comm.max(std::int64_t{!rows.residual.empty()}) > 0;
   write_in_turn(
-      comm, path, [&](const std::string& temporary) { create_jacobian_file(temporary, path, n_nodes, nnz, info); },
+      comm, path,
+      [&](const std::string& temporary) { create_jacobian_file(temporary, path, n_nodes, nnz, with_residual, info); },
       [&](const std::string& temporary) { write_jacobian_rows(temporary, path, rows); });
 }
 
@@ -68,8 +71,9 @@ JacobianRows owned_rows(const RankLayout& layout, const JacobianPattern& pattern
     rows.block_start.push_back(file_row_start(layout, pattern, k));
     rows.adiag.insert(rows.adiag.end(), &jacobian.adiag[static_cast<std::size_t>(local) * kBlockEntries],
                       &jacobian.adiag[static_cast<std::size_t>(local) * kBlockEntries] + kBlockEntries);
-    rows.residual.insert(rows.residual.end(), &jacobian.residual[static_cast<std::size_t>(local) * kBlock],
-                         &jacobian.residual[static_cast<std::size_t>(local) * kBlock] + kBlock);
+    if (!jacobian.residual.empty())
+      rows.residual.insert(rows.residual.end(), &jacobian.residual[static_cast<std::size_t>(local) * kBlock],
+                           &jacobian.residual[static_cast<std::size_t>(local) * kBlock] + kBlock);
     for (block_offset b = pattern.row_ptr[local]; b < pattern.row_ptr[local + 1]; ++b) {
       rows.columns.push_back(static_cast<node_index>(layout.global_id(pattern.col_idx[b])));
       rows.aoff.insert(rows.aoff.end(), &jacobian.aoff[static_cast<std::size_t>(b) * kBlockEntries],
@@ -94,6 +98,7 @@ Comparison compare_owned_rows(const Communicator& comm, const RankLayout& layout
     return comparison;
   }
   // Per rank: max|A - R| and max|R| of Adiag, of Aoff, then of the residual, over the owned rows.
+  const bool both_residuals = !result.residual.empty() && !reference.residual.empty();
   std::vector<double> maxima(6, 0.0);
   const auto add = [&maxima](int at, std::pair<double, double> part) {
     maxima[at] = std::max(maxima[at], part.first);
@@ -106,7 +111,7 @@ Comparison compare_owned_rows(const Communicator& comm, const RankLayout& layout
     const auto aoff_at = static_cast<std::size_t>(pattern.row_ptr[first]) * kBlockEntries;
     add(2, difference_maxima(result.aoff.data() + aoff_at, reference.aoff.data() + aoff_at,
                              static_cast<std::size_t>(pattern.row_ptr[end] - pattern.row_ptr[first]) * kBlockEntries));
-    if (!reference.residual.empty())
+    if (both_residuals)
       add(4, difference_maxima(result.residual.data() + static_cast<std::size_t>(first) * kBlock,
                                reference.residual.data() + static_cast<std::size_t>(first) * kBlock,
                                static_cast<std::size_t>(end - first) * kBlock));
@@ -114,9 +119,9 @@ Comparison compare_owned_rows(const Communicator& comm, const RankLayout& layout
   const std::vector<double> global = comm.max(maxima);
   comparison.adiag_error = relative_error(global[0], global[1]);
   comparison.aoff_error = relative_error(global[2], global[3]);
-  // The reference is one file or one computation for every rank: it has a residual on all or on none.
-  comparison.residual_error =
-      reference.residual.empty() ? std::numeric_limits<double>::quiet_NaN() : relative_error(global[4], global[5]);
+  // One configuration and one reference for every rank: residuals on all ranks or on none (but those without rows).
+  comparison.residual_error = comm.max(std::int64_t{both_residuals}) > 0 ? relative_error(global[4], global[5])
+                                                                         : std::numeric_limits<double>::quiet_NaN();
   comparison.passed = comparison.adiag_error <= tolerances.adiag && comparison.aoff_error <= tolerances.aoff &&
                       !(comparison.residual_error > tolerances.residual);
   return comparison;
@@ -142,8 +147,7 @@ StoredRows read_owned_rows(const Communicator& comm, const std::string& path, co
   stored.pattern_difference = lowest_rank_message(comm, stored_pattern_difference(layout, pattern, rows));
   if (!stored.pattern_difference.empty()) return stored;
   // The whole part's Jacobian (memory may run out on one rank); no residual where the file has none (version 1-2).
-  stored.jacobian.resize(pattern);
-  if (rows.residual.empty()) stored.jacobian.residual.clear();
+  stored.jacobian.resize(pattern, !rows.residual.empty());
   for (std::int64_t k = 0; k < layout.owned_count(); ++k) {
     const node_index local = layout.owned_node(k);
     if (!rows.residual.empty())

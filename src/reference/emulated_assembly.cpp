@@ -38,7 +38,7 @@ void emulate_node_assembly(const VariantInfo& info, const EdgeMesh& mesh, const 
   for (block_offset k = 0; k < pattern.nnz(); ++k)
     info.emulate_node_entry(seen_from_row[k], &staged[k * kBlockEntries], &staged_flux[k * kBlock]);
   for (std::int64_t row = 0; row < pattern.n_nodes; ++row) {
-    for (int m = 0; m < kBlock; ++m) {
+    for (int m = 0; m < kBlock && !jacobian.residual.empty(); ++m) {
       double sum = 0.0;
       for (block_offset k = pattern.row_ptr[row]; k < pattern.row_ptr[row + 1]; ++k) sum += staged_flux[k * kBlock + m];
       jacobian.residual[row * kBlock + m] = block_signs(0).diagonal * sum;
@@ -59,10 +59,10 @@ void emulate_node_assembly(const VariantInfo& info, const EdgeMesh& mesh, const 
 }  // namespace
 
 void emulate_assembly(const VariantInfo& info, AssemblyStrategy strategy, const EdgeMesh& mesh, const FlowState& state,
-                      const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian) {
+                      const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian, bool with_residual) {
   if (!info.emulate_edge_lanes || !info.emulate_node_entry)
     fail(ExitCode::kUsage, "variant '{}' has no lanes to emulate (only GPU variants have)", info.name);
-  jacobian.resize(pattern);
+  jacobian.resize(pattern, with_residual);
   if (resolve_strategy(strategy, info) == AssemblyStrategy::kEdge)
     emulate_edge_assembly(info, mesh, state, pattern, orientation, jacobian);
   else

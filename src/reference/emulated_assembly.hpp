@@ -14,6 +14,7 @@ namespace fluxjac {
 /// summed over each row's entries in the pattern's order, as the node kernel does. kAuto is the variant's preferred
 /// strategy.
 void emulate_assembly(const VariantInfo& info, AssemblyStrategy strategy, const EdgeMesh& mesh, const FlowState& state,
-                      const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian);
+                      const JacobianPattern& pattern, Orientation orientation, Jacobian& jacobian,
+                      bool with_residual = true);
 
 }  // namespace fluxjac

@@ -66,6 +66,7 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], const dou
     double* adiag = &jacobian.adiag[static_cast<std::size_t>(node[side]) * kBlockEntries];
     for (int i = 0; i < kBlockEntries; ++i)
       adiag[i] += block_signs(side).diagonal * local[side * kBlockEntries + computed_entry(i, transposed)];
+    if (jacobian.residual.empty()) continue;
     double* residual = &jacobian.residual[static_cast<std::size_t>(node[side]) * kBlock];
     for (int m = 0; m < kBlock; ++m) residual[m] += block_signs(side).diagonal * flux[m];
   }
@@ -79,8 +80,8 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], const dou
 }
 
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian, Orientation orientation) {
-  jacobian.resize(pattern);
+                        Jacobian& jacobian, Orientation orientation, bool with_residual) {
+  jacobian.resize(pattern, with_residual);
   // Edges in chunks: local Jacobians in parallel, then accumulated in edge order (deterministic).
   constexpr edge_index kChunk = 1 << 15;
   std::vector<double> locals(static_cast<std::size_t>(kChunk) * kLocalJacobianEntries);
@@ -138,16 +139,18 @@ class ReferenceVariant final : public Variant {
     mesh_ = &mesh;
     state_ = state;  // its own copy: a many-rank run refreshes the ghost rows in it
     pattern_ = &pattern;
-    jacobian_.resize(pattern);  // the output, allocated once (the timed loop allocates no more of it)
+    jacobian_.resize(pattern, residual_);  // the output, allocated once (the timed loop allocates no more of it)
   }
 
   void prepare(const AssemblyOptions& options) override {
     if (options.mode != AssemblyMode::kFull)
       fail(ExitCode::kUsage, "variant 'reference' runs only in mode 'full' (it has no separate scatter)");
     orientation_ = options.orientation;
+    if (options.residual != residual_) jacobian_.resize(*pattern_, options.residual);
+    residual_ = options.residual;
   }
   void zero() override {}  // assemble_reference starts every assembly from zeros (Jacobian::resize)
-  void assemble() override { assemble_reference(*mesh_, state_, *pattern_, jacobian_, orientation_); }
+  void assemble() override { assemble_reference(*mesh_, state_, *pattern_, jacobian_, orientation_, residual_); }
   std::unique_ptr<Stopwatch> stopwatch() const override { return std::make_unique<SteadyStopwatch>(); }
 
   void fetch(Jacobian& out) override { out = jacobian_; }
@@ -160,6 +163,7 @@ class ReferenceVariant final : public Variant {
   const JacobianPattern* pattern_ = nullptr;
   Jacobian jacobian_;
   Orientation orientation_ = Orientation::kA;
+  bool residual_ = false;
 };
 
 VariantInfo reference_info() {

@@ -16,17 +16,18 @@ EdgeInput gather_edge(const EdgeMesh& mesh, const FlowState& state, edge_index e
 /// flux A F(Q_L, Q_R, n) from the same evaluation.
 void reference_local_jacobian(const EdgeInput& edge, double local[kLocalJacobianEntries], double flux[kBlock]);
 
-/// \brief Adds one edge's local Jacobian to Adiag, writes its Aoff blocks and adds its flux A F to the residual of L
-/// and subtracts it from that of R (signs: docs/design.md, "Residual, sign convention and the four blocks"), in A or
-/// in A^T (kernels/assembly/orientation.hpp): the edge assembly's rule on the CPU, which the GPU edge kernel follows
-/// too.
+/// \brief Adds one edge's local Jacobian to Adiag, writes its Aoff blocks and, where the Jacobian has a residual, adds
+/// its flux A F to the residual of L and subtracts it from that of R (signs: docs/design.md, "Residual, sign convention
+/// and the four blocks"), in A or in A^T (kernels/assembly/orientation.hpp): the edge assembly's rule on the CPU, which
+/// the GPU edge kernel follows too.
 void scatter_local_jacobian(const double local[kLocalJacobianEntries], const double flux[kBlock], node_index left,
                             node_index right, block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
                             Orientation orientation = Orientation::kA);
 
-/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose.
+/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose, and the residual
+/// unless told not to (the reference variant's own runs follow --residual).
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian, Orientation orientation = Orientation::kA);
+                        Jacobian& jacobian, Orientation orientation = Orientation::kA, bool with_residual = true);
 
 /// \brief Sets the number of CPU threads the reference uses (OpenMP) and returns the number it will use:
 /// `threads`, or with 0 OpenMP's default (OMP_NUM_THREADS when set, else every core). Always 1 in a build

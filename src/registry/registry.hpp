@@ -124,6 +124,9 @@ struct AssemblyOptions {
   AssemblyStrategy strategy = AssemblyStrategy::kAuto;
   /// The matrix assembled: A, or A^T for adjoint solvers (docs/design.md, "The adjoint orientation").
   Orientation orientation = Orientation::kA;
+  /// Also the residual R, summed in the same pass from the flux values the assembly computes (docs/design.md,
+  /// "Residual, sign convention and the four blocks"); Jacobian::residual stays empty without it.
+  bool residual = false;
 };
 
 /// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.

@@ -50,15 +50,14 @@ BasicEdgeInput<CountingReal> counting_edge() {
 
 BytesModel edge_strategy_bytes() {
   BytesModel model;
-  model.per_edge = 2 * kNodeId                    // edges: (L, R)
-                   + 3 * kDouble                  // normals
-                   + kDouble                      // areas
-                   + 2 * kInt32;                  // slots of Aoff[L,R] and Aoff[R,L]
-  model.per_block = kBlockEntries * kFloat;       // the Aoff block, stored once
-  model.per_node = kBlock * kDouble               // state, read once (its other reads hit the caches)
-                   + 2 * kBlockEntries * kDouble  // Adiag: the atomics read and write each block once in L2
-                   + 2 * kBlock * kDouble;        // the residual, likewise
-  model.zeroing_per_node = (kBlockEntries + kBlock) * kDouble;
+  model.per_edge = 2 * kNodeId                     // edges: (L, R)
+                   + 3 * kDouble                   // normals
+                   + kDouble                       // areas
+                   + 2 * kInt32;                   // slots of Aoff[L,R] and Aoff[R,L]
+  model.per_block = kBlockEntries * kFloat;        // the Aoff block, stored once
+  model.per_node = kBlock * kDouble                // state, read once (its other reads hit the caches)
+                   + 2 * kBlockEntries * kDouble;  // Adiag: the atomics read and write each block once in L2
+  model.zeroing_per_node = kBlockEntries * kDouble;
   return model;
 }
 
@@ -70,8 +69,7 @@ BytesModel node_strategy_bytes() {
                     + kBlockEntries * kFloat;  // the Aoff block, stored once
   model.per_node = kInt32                      // row_ptr
                    + kBlock * kDouble          // state, read once
-                   + kBlockEntries * kDouble   // Adiag, stored once: no read, no zeroing
-                   + kBlock * kDouble;         // the residual, likewise
+                   + kBlockEntries * kDouble;  // Adiag, stored once: no read, no zeroing
   return model;
 }
 
@@ -79,23 +77,23 @@ BytesModel reference_bytes() {
   BytesModel model;
   model.per_edge = 2 * kNodeId + 3 * kDouble + kDouble + 2 * sizeof(block_offset);  // the pattern's slots are 64-bit
   model.per_block = kBlockEntries * kFloat;
-  model.per_node = kBlock * kDouble + 2 * (kBlockEntries + kBlock) * kDouble;  // Adiag and R += in edge order
-  model.zeroing_per_node = (kBlockEntries + kBlock) * kDouble;                 // Jacobian::resize zero-fills
+  model.per_node = kBlock * kDouble + 2 * kBlockEntries * kDouble;  // Adiag += in edge order
+  model.zeroing_per_node = kBlockEntries * kDouble;                 // Jacobian::resize zero-fills
   return model;
 }
 
 VariantWork gpu_variant_work(const LaneCounts& edge_lanes, const LaneCounts& node_lanes, const std::string& preferred) {
   VariantWork work;
-  // The edge scatter multiplies each of the 50 entries by its block sign twice (Adiag and Aoff), and each of the
-  // flux's 5 once per side (the residual): the sign is a run-time +-1 there (it depends on the thread's item), so
-  // these are real DMULs in the SASS. Its atomics add in the L2 cache, not in the FP64 units.
+  // The edge scatter multiplies each of the 50 entries by its block sign twice (Adiag and Aoff): the sign is a
+  // run-time +-1 there (it depends on the thread's item), so these are real DMULs in the SASS. Its atomics add
+  // in the L2 cache, not in the FP64 units.
   OpCounts edge_signs;
-  edge_signs.mul = static_cast<std::uint64_t>(kBlocksPerEdge) * (2 * kBlockEntries + kBlock);
+  edge_signs.mul = 2 * static_cast<std::uint64_t>(kBlocksPerEdge) * kBlockEntries;
   work.strategies["edge"] = StrategyWork{edge_strategy_bytes(), edge_lanes, edge_signs};
-  // Each node adds its row's blocks and fluxes in register sums: 25 + 5 adds per entry, two entries per edge (the node
-  // kernel's signs are compile-time constants and fold away).
+  // Each node adds its row's blocks in a register sum: 25 adds per block, two blocks per edge (the node kernel's
+  // signs are compile-time constants and fold away).
   OpCounts node_sums;
-  node_sums.add = static_cast<std::uint64_t>(kBlocksPerEdge) * (kBlockEntries + kBlock);
+  node_sums.add = static_cast<std::uint64_t>(kBlocksPerEdge) * kBlockEntries;
   work.strategies["node"] = StrategyWork{node_strategy_bytes(), node_lanes, node_sums};
   work.ops = work.strategy(preferred).lanes;
   work.fp64_per_edge = fp64_flops(work.ops.per_thread);
@@ -104,8 +102,8 @@ VariantWork gpu_variant_work(const LaneCounts& edge_lanes, const LaneCounts& nod
 
 VariantWork reference_variant_work(const LaneCounts& lanes) {
   VariantWork work;
-  OpCounts adiag_sums;  // Adiag += per entry of both blocks, R += per component at both ends
-  adiag_sums.add = static_cast<std::uint64_t>(kBlocksPerEdge) * (kBlockEntries + kBlock);
+  OpCounts adiag_sums;  // Adiag += per entry of both blocks
+  adiag_sums.add = static_cast<std::uint64_t>(kBlocksPerEdge) * kBlockEntries;
   work.strategies["cpu"] = StrategyWork{reference_bytes(), lanes, adiag_sums};
   work.ops = lanes;
   work.fp64_per_edge = fp64_flops(lanes.per_thread);
