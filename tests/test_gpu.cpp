@@ -285,13 +285,13 @@ TEST_P(ResidualInTheSamePass, MatchesTheReferenceAndLeavesTheJacobianAsItWas) {
       ASSERT_EQ(with.residual.size(), static_cast<std::size_t>(pattern.n_nodes) * kBlock) << what;
       const Comparison comparison = compare_jacobians(pattern, with, pattern, reference);
       EXPECT_LE(comparison.residual_error, 1e-13) << what;  // compare_jacobians gives NaN when one has none
-      EXPECT_TRUE(test::bitwise_equal(with.aoff, without.aoff)) << what;
-      if (strategy() == AssemblyStrategy::kNode) {  // no atomics: the same bits, R summed in row order too
-        EXPECT_TRUE(test::bitwise_equal(with.adiag, without.adiag)) << what;
+      // The two kernels are compiled apart (the compiler may contract other products into FMAs): the same Jacobian to
+      // rounding, float32 Aoff to its last bit.
+      const Comparison same = compare_jacobians(pattern, with, pattern, without);
+      EXPECT_LE(same.adiag_error, 1e-14) << what;
+      EXPECT_LE(same.aoff_error, 1e-7) << what;
+      if (strategy() == AssemblyStrategy::kNode)  // no atomics: R summed in row order, the same bits every time
         EXPECT_TRUE(test::bitwise_equal(with.residual, run(true).residual)) << what;
-      } else {
-        EXPECT_LE(compare_jacobians(pattern, with, pattern, without).adiag_error, 1e-14) << what;
-      }
     }
   }
 }
