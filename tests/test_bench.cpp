@@ -1057,13 +1057,13 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
   ASSERT_EQ(rows.size(), 4u);
   const std::string header =
       "mesh,mesh_file,mesh_order,n_nodes,n_edges,n_offdiag_blocks,ordering_bandwidth,variant,backend,mode,orientation,"
-      "assembly,"
+      "residual,assembly,"
       "threads_per_edge,threads_per_side,edges_per_block,edges_per_block_requested,warmup,reps,status,min_ms,median_ms,"
       "max_ms,zero_median_ms,ns_per_edge,gb_per_s,gflop_per_s,roofline_fraction,time_relative_to_hd,registers,"
       "local_bytes,shared_bytes,"
       "block_threads,ranks,halo_median_ms,rank_max_ms,rank_min_ms,halo_transport,edge_cut,scaling,efficiency,"
       "efficiency_with_halo,"
-      "adiag_error,aoff_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
+      "adiag_error,aoff_error,residual_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
       "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
   EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);
   auto value = [&](std::size_t row, const std::string& column) -> std::string {

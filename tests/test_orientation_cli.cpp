@@ -3,6 +3,8 @@
 // A^T, the transpose of what `run` writes, and says so in the file and in `info`; the config key; a stored reference
 // of the other orientation refused with nothing written; bench records, CSV and table carrying the orientation, and
 // `compare` keying cases by it.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,6 +15,7 @@
 
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
+#include "reference/reference.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
@@ -139,6 +142,47 @@ TEST_F(OrientationCli, BenchRecordsCarryTheOrientationAndCompareKeysCasesByIt) {
   EXPECT_EQ(other.exit_code, 1) << other.output;
   EXPECT_NE(other.output.find("reference full A^T"), std::string::npos) << other.output;
   EXPECT_NE(other.output.find("differs only in orientation"), std::string::npos) << other.output;
+}
+
+/// `--residual` (docs/formats.md, "Residual"): the file gains /residual, equal to the residual of the flux alone, and
+/// the Jacobian is the same; without it there is none; the table shows its error, the records carry it and `compare`
+/// keys cases by it.
+TEST_F(OrientationCli, ResidualIsWrittenOnlyWhenAskedAndCompareKeysCasesByIt) {
+  const std::string plain = dir_.file("j.h5"), with = dir_.file("jr.h5");
+  run_to(plain);
+  run_to(with, "--residual");
+  const StoredJacobian without_r = read_jacobian(plain), with_r = read_jacobian(with);
+  EXPECT_TRUE(without_r.jacobian.residual.empty());
+  EXPECT_TRUE(test::bitwise_equal(with_r.jacobian.adiag, without_r.jacobian.adiag));
+  EXPECT_TRUE(test::bitwise_equal(with_r.jacobian.aoff, without_r.jacobian.aoff));
+  const EdgeMesh mesh = read_edge_mesh(mesh_);
+  const std::vector<double> expected = residual(mesh, read_flow_state(mesh_, mesh.n_nodes).Q);
+  ASSERT_EQ(with_r.jacobian.residual.size(), expected.size());
+  double worst = 0.0, largest = 0.0;
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    worst = std::max(worst, std::abs(with_r.jacobian.residual[k] - expected[k]));
+    largest = std::max(largest, std::abs(expected[k]));
+  }
+  EXPECT_LE(worst, 1e-14 * largest);
+
+  const std::string of_plain = dir_.file("j.json"), of_with = dir_.file("jr.json");
+  const auto bench = [&](const std::string& json, const std::string& extra) {
+    return run_fluxjac(
+        fmt::format("bench --mesh '{}' --variant reference --reps 1 --warmup 0 --json '{}' {}", mesh_, json, extra));
+  };
+  const CommandResult a = bench(of_plain, ""), b = bench(of_with, "--residual");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_EQ(a.output.find("R err"), std::string::npos) << a.output;
+  EXPECT_NE(b.output.find("R err"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("residual 1e-10"), std::string::npos) << b.output;
+  const nlohmann::json run = nlohmann::json::parse(read_text(of_with))["runs"][0];
+  EXPECT_EQ(run["residual"], true);
+  EXPECT_LE(run["validation"]["residual_error"].get<double>(), 1e-14);
+  EXPECT_EQ(nlohmann::json::parse(read_text(of_plain))["runs"][0]["residual"], false);
+  const CommandResult other = run_fluxjac(fmt::format("compare '{}' '{}'", of_plain, of_with));
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("reference full +R"), std::string::npos) << other.output;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct Column {
   bool names_case = false;          ///< kept on the table line of a case that did not run
   bool many_ranks = false;          ///< in the table only when a record ran on many ranks (or in a scaling sweep)
   bool transposed = false;          ///< in the table only when a record assembled A^T
+  bool residual = false;            ///< in the table only when a record assembled the residual
 
   Column in_table(const char* table_heading, int table_width, const char* format = "{}", double scale = 1.0) const {
     Column c = *this;
@@ -53,6 +54,11 @@ struct Column {
     c.transposed = true;
     return c;
   }
+  Column of_residual() const {
+    Column c = *this;
+    c.residual = true;
+    return c;
+  }
   Column as_verdict() const {
     Column c = *this;
     c.verdict = true;
@@ -74,6 +80,7 @@ const std::vector<Column>& columns() {
       {"backend", "/backend"},
       Column{"mode", "/mode"}.naming_case("mode", -13),
       Column{"orientation", "/orientation"}.naming_case("matrix", -6).of_transposed(),
+      {"residual", "/residual"},
       Column{"assembly", "/assembly"}.naming_case("assembly", -8),
       {"threads_per_edge", "/threads_per_edge"},
       {"threads_per_side", "/threads_per_side"},
@@ -108,6 +115,7 @@ const std::vector<Column>& columns() {
           .of_many_ranks(),
       Column{"adiag_error", "/validation/adiag_error", "{:.3e}"}.in_table("Adiag err", 10, "{:.2e}"),
       Column{"aoff_error", "/validation/aoff_error", "{:.3e}"}.in_table("Aoff err", 10, "{:.2e}"),
+      Column{"residual_error", "/validation/residual_error", "{:.3e}"}.in_table("R err", 10, "{:.2e}").of_residual(),
       Column{"validation", "/validation/passed"}.as_verdict().in_table("valid", 6),
       {"reason", "/reason"},
       {"fluxjac_version", "/fluxjac/version"},
@@ -196,8 +204,10 @@ std::string format_table(const std::vector<RunRecord>& records) {
   });
   const bool transposed = std::any_of(records.begin(), records.end(),
                                       [](const RunRecord& r) { return r.orientation == Orientation::kTransposed; });
-  const auto shown = [many_ranks, transposed](const Column& column) {
-    return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed);
+  const bool residual = std::any_of(records.begin(), records.end(), [](const RunRecord& r) { return r.residual; });
+  const auto shown = [many_ranks, transposed, residual](const Column& column) {
+    return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed) &&
+           (residual || !column.residual);
   };
   std::string out;
   for (const Column& column : columns()) {

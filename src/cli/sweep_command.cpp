@@ -227,8 +227,9 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
   const std::string skipped_note =
       skipped == 0 || ran == 0 ? "" : "; skipped: " + (one_reason ? skip_reason : std::string("see the table"));
   if (speak && validated > 0)
-    fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e} (max|A - R| / max|R|); reference: {}\n",
+    fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e}{} (max|A - R| / max|R|); reference: {}\n",
                config.cases.tolerances.adiag, config.cases.tolerances.aoff,
+               config.cases.residual ? fmt::format(", residual {:.0e}", config.cases.tolerances.residual) : "",
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
   if (speak)
     fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed{}\n", records.size(),
