@@ -815,7 +815,7 @@ std::vector<UnknownWordCase> unknown_word_cases() {
        "unknown subcommand 'genn'; did you mean 'gen'? (see 'fluxjac mesh --help')"},
       {"subcommand_far_from_any", "assemble --mesh {mesh}", "unknown subcommand 'assemble' (see 'fluxjac --help')"},
       {"no_subcommand", "",
-       "'fluxjac' needs a subcommand: run, list, info, mesh, device, bench or compare (see 'fluxjac --help')"},
+       "'fluxjac' needs a subcommand: run, list, info, mesh, device, bench, compare or solve (see 'fluxjac --help')"},
       {"no_subcommand_of_mesh", "mesh",
        "'fluxjac mesh' needs a subcommand: gen, dual or partition (see 'fluxjac mesh --help')"},
       {"option", "run --mesh {mesh} --repz 3 --csv {csv}",

@@ -287,6 +287,7 @@ int run_cli(int argc, char** argv) {
   add_device_command(app, action);
   add_bench_command(app, action);
   add_compare_command(app, action);
+  add_solve_command(app, action);
   add_output_rules(app);
   // After the subcommands: each copies its parent's footer when it is created, and these examples are the
   // top level's.

@@ -34,6 +34,7 @@ void add_mesh_command(CLI::App& app, CommandAction& action);
 void add_device_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
 void add_compare_command(CLI::App& app, CommandAction& action);
+void add_solve_command(CLI::App& app, CommandAction& action);
 
 /// \brief The option names of a command as typed ("--reps", "-q"), for "did you mean" (cli.cpp).
 std::vector<std::string> option_names(const CLI::App& command);

@@ -212,7 +212,7 @@ std::vector<h5::RowRange> block_ranges(const JacobianRows& rows) {
 }  // namespace
 
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
-                    const JacobianFileInfo& info) {
+                    const JacobianFileInfo& info, const std::function<void(const h5::File&)>& add_more) {
   check_writable(path, pattern, jacobian);
   check_representable(path, kAdiag, jacobian.adiag, "float64");
   check_representable(path, kAoff, jacobian.aoff, "float32");
@@ -228,6 +228,7 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
     h5::write(file, kColIdx, pattern.col_idx, {nnz});
     h5::write(file, kAoff, jacobian.aoff, {nnz, kBlock, kBlock});
     if (!jacobian.residual.empty()) h5::write(file, kResidual, jacobian.residual, {n_nodes, kBlock});
+    if (add_more) add_more(file);  // in the same temporary: committed together or not at all
     file.close();
   }
   output.commit();

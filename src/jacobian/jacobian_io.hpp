@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "jacobian/jacobian.hpp"
+#include "util/hdf5.hpp"
 
 namespace fluxjac {
 
@@ -40,7 +42,7 @@ struct StoredJacobian {
 /// inconsistent array sizes or I/O failure, Error(kInvalidInput) when a value is not finite (e.g. beyond float32 in
 /// Aoff); no file appears then.
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
-                    const JacobianFileInfo& info);
+                    const JacobianFileInfo& info, const std::function<void(const h5::File&)>& add_more = {});
 
 /// \brief The format version and attributes of a Jacobian file, without reading its datasets: Error(kInvalidInput)
 /// when it is not a Jacobian file of a version this fluxjac reads, or its orientation is not "A" or "A^T".

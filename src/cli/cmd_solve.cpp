@@ -1,0 +1,172 @@
+// fluxjac solve: one implicit pseudo-time step (docs/design.md, "The solve"): assemble the Jacobian and its residual
+// with a variant, form M = diag(s) (x) I5 + Adiag + Aoff with the local time step's shift at a CFL number, solve
+// M dQ = -R with FGMRES and block Jacobi, report and write the Jacobian file with /solve.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/device_probe.hpp"
+#include "bench/mesh_source.hpp"
+#include "bench/run_case.hpp"
+#include "cli/commands.hpp"
+#include "cli/config_file.hpp"
+#include "ranks/communicator.hpp"
+#include "solve/solve_step.hpp"
+#include "util/atomic_output.hpp"
+#include "util/error.hpp"
+#include "util/output_paths.hpp"
+#include "version.hpp"
+
+namespace fluxjac {
+namespace {
+
+struct SolveCommandOptions {
+  std::string mesh, state, variant, output, json;
+  std::string cache = default_mesh_cache();
+  SolveOptions solve;
+  int warmup = 1, reps = 3;
+  bool quiet = false;
+};
+
+/// The table row of a solve, and its JSON document (schema fluxjac-solve).
+void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const RunRecord& assembly,
+            const SolveOutcome& outcome) {
+  const KrylovResult& krylov = outcome.krylov;
+  const double per_iteration = krylov.iterations > 0 ? outcome.solve_ms / krylov.iterations : 0.0;
+  fmt::print("{:<10} {:>7} {:<9} {:>12} {:>9} {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", "variant", "cfl", "pc",
+             "assembly ms", "setup ms", "iterations", "ms/iter", "product ms", "solve ms", "rel. res.", "converged");
+  fmt::print("{:<10} {:>7g} {:<9} {:>12.4f} {:>9.3f} {:>10} {:>9.3f} {:>10.4f} {:>10.3f} {:>10.2e}  {}\n",
+             assembly.variant.name, options.solve.cfl, options.solve.preconditioner, assembly.assembly_ms.median,
+             outcome.setup_ms, krylov.iterations, per_iteration, outcome.product_ms, outcome.solve_ms,
+             outcome.relative_residual, krylov.converged ? "yes" : "NO");
+  if (options.json.empty()) return;
+  nlohmann::ordered_json history = nlohmann::ordered_json::array();
+  for (const double value : krylov.history) history.push_back(value);
+  const nlohmann::ordered_json document = {
+      {"schema", "fluxjac-solve"},
+      {"schema_version", 1},
+      {"fluxjac", {{"version", kVersion}, {"git_revision", kGitRevision}}},
+      {"mesh", mesh.summary.name},
+      {"n_nodes", mesh.summary.n_nodes},
+      {"n_edges", mesh.summary.n_edges},
+      {"variant", assembly.variant.name},
+      {"assembly_ms", assembly.assembly_ms.median},
+      {"residual_error", std::isfinite(assembly.comparison.residual_error)
+                             ? nlohmann::ordered_json(assembly.comparison.residual_error)
+                             : nlohmann::ordered_json()},
+      {"cfl", options.solve.cfl},
+      {"preconditioner", options.solve.preconditioner},
+      {"restart", options.solve.krylov.restart},
+      {"tolerance", options.solve.krylov.tolerance},
+      {"max_iterations", options.solve.krylov.max_iterations},
+      {"aoff_precision", "f32"},
+      {"setup_ms", outcome.setup_ms},
+      {"iterations", krylov.iterations},
+      {"converged", krylov.converged},
+      {"solve_ms", outcome.solve_ms},
+      {"ms_per_iteration", per_iteration},
+      {"product_ms", outcome.product_ms},
+      {"relative_residual", outcome.relative_residual},
+      {"history", history}};
+  write_text_output(options.json, document.dump(2) + "\n");
+}
+
+int solve(const SolveCommandOptions& options) {
+  check_solve_options(options.solve);
+  const Communicator& comm = Communicator::world();
+  if (comm.distributed())
+    fail(ExitCode::kUsage, "'fluxjac solve' runs as one process ({} ranks here): start it without mpirun", comm.size());
+  const Note note = options.quiet ? Note() : Note([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+
+  // The variant: hd where a GPU is, else the CPU reference, said so.
+  std::string variant = options.variant;
+  if (variant.empty()) {
+    variant = gpu_available() ? "hd" : "reference";
+    if (variant == "reference")
+      say(note, fmt::format("no GPU ({}): the CPU reference assembles", gpu_unavailable().brief));
+  }
+  const MeshSource source = resolve_mesh_source(options.mesh, options.cache);
+  ensure_mesh_file(source, note);
+  const PreparedMesh mesh =
+      prepare_mesh(source.name, PartSource{source.file, options.state, std::nullopt, false}, source.order, note, comm);
+  const ReferenceJacobian reference = compute_reference(mesh, Orientation::kA, note);
+
+  auto assembly_variant = setup_variant(variant, mesh);
+  CaseRequest request;
+  request.variant = variant;
+  request.assembly.residual = true;
+  request.timing.warmup = options.warmup;
+  request.timing.reps = options.reps;
+  request.reference = &reference;
+  Jacobian jacobian;
+  const RunRecord assembly = run_case(*assembly_variant, mesh, request, std::nullopt, &jacobian);
+  if (!assembly.comparison.passed)
+    fail(ExitCode::kValidationFailed,
+         "{}: the assembled Jacobian fails validation against the CPU reference (Adiag {:.2e}, Aoff {:.2e}, residual "
+         "{:.2e}): nothing solved",
+         variant, assembly.comparison.adiag_error, assembly.comparison.aoff_error, assembly.comparison.residual_error);
+  say(note, fmt::format("assembled with {} in {:.4f} ms (median of {}), residual error {:.1e}", variant,
+                        assembly.assembly_ms.median, options.reps, assembly.comparison.residual_error));
+
+  const SolveOutcome outcome =
+      solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve);
+  report(options, mesh, assembly, outcome);
+  if (!options.output.empty()) {
+    JacobianFileInfo info{variant, mesh.summary.file, mesh.state_file, fmt::format("{} ({})", kVersion, kGitRevision)};
+    write_solve_file(options.output, mesh.pattern, jacobian, info, options.solve, outcome);
+    say(note, fmt::format("wrote {}", options.output));
+  }
+  return outcome.krylov.converged ? 0 : static_cast<int>(ExitCode::kValidationFailed);
+}
+
+}  // namespace
+
+void add_solve_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<SolveCommandOptions>();
+  CLI::App* command = add_command(
+      app,
+      {"solve",
+       "Solve one implicit pseudo-time step with the Jacobian: assemble it and the residual R with a variant, form "
+       "M = V/dt I + Adiag + Aoff with the local time step at a CFL number, and solve M dQ = -R with FGMRES and "
+       "block Jacobi (docs/design.md, \"The solve\"); prints a row (assembly, set-up, iterations, time per "
+       "iteration, product, the true relative residual |M dQ + R| / |R| in float64); writes the Jacobian file with "
+       "/solve (shift, delta) and a JSON document with the convergence history. Exit code 1 when the solve does not "
+       "reach the tolerance or the assembly fails validation.",
+       "Examples:\n"
+       "  fluxjac solve --mesh box.h5 --cfl 100                       # hd on a GPU, else the CPU reference\n"
+       "  fluxjac solve --mesh mixed:30:rcm --variant reference --cfl 1000 --tolerance 1e-10 -o step.h5\n"
+       "  fluxjac solve --mesh box.h5 --json solve.json                # with the convergence history"},
+      action, [options](const CLI::App& parsed) {
+        const std::vector<InputPath> inputs{
+            {"--config", config_file_path(parsed)}, {"--mesh", options->mesh}, {"--state", options->state}};
+        check_output_paths(inputs, {{"--output", options->output}, {"--json", options->json, true}});
+        return solve(*options);
+      });
+  add_config_option(*command);
+  command->add_option("--mesh", options->mesh, "edge mesh file (.h5) or a generator spec kind:n:order[:seed]")
+      ->required();
+  command->add_option("--state", options->state, "state file (default: the state in the mesh file)");
+  command->add_option("--variant", options->variant,
+                      "the variant that assembles (default: hd where a GPU is, else the CPU reference)");
+  command->add_option("--cfl", options->solve.cfl, "CFL number of the local time step (positive)")
+      ->capture_default_str();
+  command->add_option("--preconditioner", options->solve.preconditioner, "pbjacobi: block Jacobi (5x5 blocks of M)")
+      ->capture_default_str();
+  command->add_option("--restart", options->solve.krylov.restart, "FGMRES restart length m (1 or more)")
+      ->capture_default_str();
+  command->add_option("--tolerance", options->solve.krylov.tolerance, "relative residual to reach, in (0, 1)")
+      ->capture_default_str();
+  command->add_option("--max-iterations", options->solve.krylov.max_iterations, "FGMRES iterations at most")
+      ->capture_default_str();
+  command->add_option("--warmup", options->warmup, "untimed assemblies first")->capture_default_str();
+  command->add_option("--reps", options->reps, "timed assemblies (the median is reported)")->capture_default_str();
+  command->add_option("--cache", options->cache, "folder of generated meshes")->capture_default_str();
+  command->add_option("-o,--output", options->output, "the Jacobian file with /solve (docs/formats.md)");
+  command->add_option("--json", options->json, "the solve's figures and convergence history ('-' for stdout)");
+  command->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
+}
+
+}  // namespace fluxjac

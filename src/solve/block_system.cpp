@@ -1,0 +1,76 @@
+#include "solve/block_system.hpp"
+
+#include <cmath>
+
+#include "util/error.hpp"
+
+namespace fluxjac {
+
+std::vector<double> local_time_step_shift(const EdgeMesh& mesh, const FlowState& state, double cfl) {
+  const auto n = static_cast<std::size_t>(mesh.n_nodes);
+  // Each node's velocity and speed of sound, from its conservative state.
+  std::vector<double> speed_of_sound(n), velocity(3 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* q = &state.Q[kBlock * i];
+    const double rho = q[0];
+    for (int d = 0; d < 3; ++d) velocity[3 * i + d] = q[1 + d] / rho;
+    const double kinetic = 0.5 * rho *
+                           (velocity[3 * i] * velocity[3 * i] + velocity[3 * i + 1] * velocity[3 * i + 1] +
+                            velocity[3 * i + 2] * velocity[3 * i + 2]);
+    const double pressure = (state.gamma - 1.0) * (q[4] - kinetic);
+    if (!(rho > 0.0) || !(pressure > 0.0) || !std::isfinite(rho) || !std::isfinite(pressure))
+      fail(ExitCode::kInvalidInput,
+           "node {}: density {} and pressure {}: the time step needs both positive and finite (a state of physical "
+           "values)",
+           i, rho, pressure);
+    speed_of_sound[i] = std::sqrt(state.gamma * pressure / rho);
+  }
+  std::vector<double> shift(n, 0.0);
+  for (edge_index e = 0; e < mesh.n_edges(); ++e) {
+    const double* normal = &mesh.normals[3 * e];
+    for (const node_index i : {mesh.left(e), mesh.right(e)}) {
+      const double* u = &velocity[3 * static_cast<std::size_t>(i)];
+      const double un = u[0] * normal[0] + u[1] * normal[1] + u[2] * normal[2];
+      shift[i] += mesh.areas[e] * (std::abs(un) + speed_of_sound[i]) / cfl;
+    }
+  }
+  return shift;
+}
+
+void BlockSystem::multiply(const double* x, double* y) const {
+  const std::int64_t n = pattern.n_nodes;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    double sum[kBlock];
+    const double* xi = x + kBlock * i;
+    const double* diagonal = &jacobian.adiag[static_cast<std::size_t>(i) * kBlockEntries];
+    for (int r = 0; r < kBlock; ++r) {
+      sum[r] = shift[i] * xi[r];
+      for (int c = 0; c < kBlock; ++c) sum[r] += diagonal[kBlock * r + c] * xi[c];
+    }
+    for (block_offset k = pattern.row_ptr[i]; k < pattern.row_ptr[i + 1]; ++k) {
+      const float* block = &jacobian.aoff[static_cast<std::size_t>(k) * kBlockEntries];
+      const double* xj = x + kBlock * static_cast<std::int64_t>(pattern.col_idx[k]);
+      for (int r = 0; r < kBlock; ++r)
+        for (int c = 0; c < kBlock; ++c) sum[r] += static_cast<double>(block[kBlock * r + c]) * xj[c];
+    }
+    for (int r = 0; r < kBlock; ++r) y[kBlock * i + r] = sum[r];
+  }
+}
+
+double BlockSystem::relative_residual(const double* x, const double* b) const {
+  std::vector<double> y(static_cast<std::size_t>(rows()));
+  multiply(x, y.data());
+  double difference = 0.0, norm = 0.0;
+  for (std::size_t k = 0; k < y.size(); ++k) {
+    difference += (y[k] - b[k]) * (y[k] - b[k]);
+    norm += b[k] * b[k];
+  }
+  if (norm == 0.0) {
+    for (const double v : y) norm += v * v;
+    return std::sqrt(norm);
+  }
+  return std::sqrt(difference / norm);
+}
+
+}  // namespace fluxjac

@@ -1,0 +1,98 @@
+#include "solve/solve_step.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "solve/block_jacobi.hpp"
+#include "solve/block_system.hpp"
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void check_solve_options(const SolveOptions& options) {
+  if (!(options.cfl > 0.0) || !std::isfinite(options.cfl))
+    fail(ExitCode::kUsage, "--cfl {}: the CFL number must be positive and finite (e.g. 10, 100, 1000)", options.cfl);
+  if (options.krylov.restart < 1)
+    fail(ExitCode::kUsage, "--restart {}: FGMRES keeps at least 1 basis vector (e.g. 30)", options.krylov.restart);
+  if (!(options.krylov.tolerance > 0.0 && options.krylov.tolerance < 1.0))
+    fail(ExitCode::kUsage, "--tolerance {}: a relative residual tolerance is between 0 and 1 (e.g. 1e-8)",
+         options.krylov.tolerance);
+  if (options.krylov.max_iterations < 1)
+    fail(ExitCode::kUsage, "--max-iterations {}: at least 1", options.krylov.max_iterations);
+  if (options.preconditioner != kBlockJacobi)
+    fail(ExitCode::kUsage, "--preconditioner {}: the preconditioners are: {} (block Jacobi)", options.preconditioner,
+         kBlockJacobi);
+}
+
+SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
+  check_solve_options(options);
+  if (orientation != Orientation::kA) fail(ExitCode::kUsage, "the solve needs A = dR/dQ, not A^T: drop --transpose");
+  const auto values = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
+  if (jacobian.residual.size() != values)
+    fail(ExitCode::kRuntime, "the solve needs the residual of the assembly ({} values for {} nodes)",
+         jacobian.residual.size(), pattern.n_nodes);
+  const auto bad = std::find_if(jacobian.residual.begin(), jacobian.residual.end(),
+                                [](double value) { return !std::isfinite(value); });
+  if (bad != jacobian.residual.end()) {
+    const auto at = static_cast<std::size_t>(bad - jacobian.residual.begin());
+    fail(ExitCode::kInvalidInput, "node {}: residual component {} is {}: the state gives no finite right-hand side",
+         at / kBlock, at % kBlock, *bad);
+  }
+
+  SolveOutcome outcome;
+  auto start = std::chrono::steady_clock::now();
+  outcome.shift = local_time_step_shift(mesh, state, options.cfl);
+  const BlockSystem system{pattern, jacobian, outcome.shift};
+  const BlockJacobi preconditioner(system);
+  outcome.setup_ms = milliseconds_since(start);
+
+  std::vector<double> rhs(values);
+  for (std::size_t k = 0; k < values; ++k) rhs[k] = -jacobian.residual[k];
+  outcome.delta.assign(values, 0.0);
+  start = std::chrono::steady_clock::now();
+  outcome.krylov = fgmres(
+      values, [&](const double* x, double* y) { system.multiply(x, y); },
+      [&](const double* r, double* z) { preconditioner.apply(r, z); }, rhs.data(), outcome.delta.data(),
+      options.krylov);
+  outcome.solve_ms = milliseconds_since(start);
+  outcome.relative_residual = system.relative_residual(outcome.delta.data(), rhs.data());
+
+  std::vector<double> y(values), samples;
+  for (int k = 0; k < 5; ++k) {
+    start = std::chrono::steady_clock::now();
+    system.multiply(outcome.delta.data(), y.data());
+    samples.push_back(milliseconds_since(start));
+  }
+  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+  outcome.product_ms = samples[2];
+  return outcome;
+}
+
+void write_solve_file(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
+                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome) {
+  const std::int64_t n_nodes = pattern.n_nodes;
+  write_jacobian(path, pattern, jacobian, info, [&](const h5::File& file) {
+    h5::create_group(file, "/solve");
+    h5::write(file, "/solve/shift", outcome.shift, {n_nodes});
+    h5::write(file, "/solve/delta", outcome.delta, {n_nodes, kBlock});
+    h5::write_attribute(file, "/solve", "cfl", options.cfl);
+    h5::write_attribute(file, "/solve", "preconditioner", options.preconditioner);
+    h5::write_attribute(file, "/solve", "sweeps", std::int64_t{0});
+    h5::write_attribute(file, "/solve", "restart", std::int64_t{options.krylov.restart});
+    h5::write_attribute(file, "/solve", "tolerance", options.krylov.tolerance);
+    h5::write_attribute(file, "/solve", "iterations", std::int64_t{outcome.krylov.iterations});
+    h5::write_attribute(file, "/solve", "relative_residual", outcome.relative_residual);
+    h5::write_attribute(file, "/solve", "aoff_precision", std::string("f32"));
+  });
+}
+
+}  // namespace fluxjac

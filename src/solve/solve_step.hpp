@@ -1,0 +1,47 @@
+// fluxjac — one implicit pseudo-time step on the host: the shift of the local time step, block Jacobi, FGMRES on
+// M dQ = -R, the true residual recomputed, and the solve output (docs/formats.md, "Solve output").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jacobian/jacobian_io.hpp"
+#include "solve/fgmres.hpp"
+
+namespace fluxjac {
+
+/// Preconditioners by their PETSc names (docs/design.md, "The solve").
+inline constexpr const char* kBlockJacobi = "pbjacobi";
+
+struct SolveOptions {
+  double cfl = 100.0;
+  std::string preconditioner = kBlockJacobi;
+  KrylovOptions krylov;
+};
+
+/// \brief Error(kUsage) naming the option for a CFL that is not positive and finite, a restart below 1, a tolerance
+/// outside (0, 1), iterations below 1 or an unknown preconditioner.
+void check_solve_options(const SolveOptions& options);
+
+struct SolveOutcome {
+  std::vector<double> shift;  ///< [n_nodes]: s_i = V_i / dt_i
+  std::vector<double> delta;  ///< [n_nodes][5]: dQ
+  KrylovResult krylov;
+  double relative_residual = 0.0;  ///< |M dQ + R| / |R|, recomputed in float64
+  double setup_ms = 0.0;           ///< shift and preconditioner
+  double solve_ms = 0.0;           ///< FGMRES
+  double product_ms = 0.0;         ///< one product y = M x, the median of several
+};
+
+/// \brief Solves M dQ = -R for the Jacobian A (with its residual) assembled on mesh and state. Error(kInvalidInput)
+/// when the Jacobian has no residual, holds A^T, or R is not finite (naming the node), or a diagonal block of M is
+/// singular.
+SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options);
+
+/// \brief The Jacobian file of the assembly plus /solve/shift, /solve/delta and /solve's attributes (cfl,
+/// preconditioner, sweeps, restart, tolerance, iterations, relative_residual, aoff_precision), atomically.
+void write_solve_file(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
+                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome);
+
+}  // namespace fluxjac
