@@ -25,6 +25,7 @@ void tridiagonal(std::size_t n, const double* x, double* y) {
 
 TEST(Fgmres, SolvesANonsymmetricSystemWithAndWithoutRestartsAndPreconditioner) {
   const std::size_t n = 200;
+  HostSpace space(n);
   std::vector<double> expected(n), b(n), x(n), check(n);
   for (std::size_t i = 0; i < n; ++i) expected[i] = std::sin(0.1 * static_cast<double>(i)) + 1.0;
   tridiagonal(n, expected.data(), b.data());
@@ -38,7 +39,7 @@ TEST(Fgmres, SolvesANonsymmetricSystemWithAndWithoutRestartsAndPreconditioner) {
       KrylovOptions options;
       options.restart = restart;
       options.tolerance = 1e-12;
-      const KrylovResult result = fgmres(n, product, preconditioner, b.data(), x.data(), options);
+      const KrylovResult result = fgmres(space, product, preconditioner, b.data(), x.data(), options);
       EXPECT_TRUE(result.converged) << restart << " " << name;
       ASSERT_EQ(result.history.size(), static_cast<std::size_t>(result.iterations));
       double error = 0.0;
@@ -50,10 +51,11 @@ TEST(Fgmres, SolvesANonsymmetricSystemWithAndWithoutRestartsAndPreconditioner) {
 
 TEST(Fgmres, AZeroRightHandSideGivesZeroAndTheIterationLimitIsKept) {
   const std::size_t n = 50;
+  HostSpace space(n);
   std::vector<double> b(n, 0.0), x(n, 7.0);
   const LinearMap product = [&](const double* in, double* out) { tridiagonal(n, in, out); };
   const LinearMap identity = [&](const double* in, double* out) { std::copy(in, in + n, out); };
-  KrylovResult result = fgmres(n, product, identity, b.data(), x.data(), KrylovOptions{});
+  KrylovResult result = fgmres(space, product, identity, b.data(), x.data(), KrylovOptions{});
   EXPECT_TRUE(result.converged);
   EXPECT_EQ(result.iterations, 0);
   EXPECT_EQ(*std::max_element(x.begin(), x.end()), 0.0);
@@ -61,7 +63,7 @@ TEST(Fgmres, AZeroRightHandSideGivesZeroAndTheIterationLimitIsKept) {
   KrylovOptions few;
   few.max_iterations = 3;
   few.tolerance = 1e-14;
-  result = fgmres(n, product, identity, b.data(), x.data(), few);
+  result = fgmres(space, product, identity, b.data(), x.data(), few);
   EXPECT_FALSE(result.converged);
   EXPECT_EQ(result.iterations, 3);
 }

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "ranks/communicator.hpp"
+#include "solve/device_solve.hpp"
 #include "solve/solve_step.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
@@ -63,6 +64,7 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
       {"tolerance", options.solve.krylov.tolerance},
       {"max_iterations", options.solve.krylov.max_iterations},
       {"aoff_precision", "f32"},
+      {"solved_on", assembly.variant.backend == Backend::kCuda ? "gpu" : "cpu"},
       {"setup_ms", outcome.setup_ms},
       {"iterations", krylov.iterations},
       {"converged", krylov.converged},
@@ -111,8 +113,11 @@ int solve(const SolveCommandOptions& options) {
   say(note, fmt::format("assembled with {} in {:.4f} ms (median of {}), residual error {:.1e}", variant,
                         assembly.assembly_ms.median, options.reps, assembly.comparison.residual_error));
 
+  // Where the variant assembled: a GPU variant's Jacobian is solved on the GPU, the reference's on the host.
+  const bool on_device = assembly.variant.backend == Backend::kCuda;
   const SolveOutcome outcome =
-      solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve);
+      on_device ? solve_step_on_device(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve)
+                : solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve);
   report(options, mesh, assembly, outcome);
   if (!options.output.empty()) {
     JacobianFileInfo info{variant, mesh.summary.file, mesh.state_file, fmt::format("{} ({})", kVersion, kGitRevision)};

@@ -32,8 +32,8 @@ void check_solve_options(const SolveOptions& options) {
          kBlockJacobi);
 }
 
-SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
+void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
+                        const SolveOptions& options) {
   check_solve_options(options);
   if (orientation != Orientation::kA) fail(ExitCode::kUsage, "the solve needs A = dR/dQ, not A^T: drop --transpose");
   const auto values = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
@@ -47,6 +47,12 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
     fail(ExitCode::kInvalidInput, "node {}: residual component {} is {}: the state gives no finite right-hand side",
          at / kBlock, at % kBlock, *bad);
   }
+}
+
+SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
+  check_solve_inputs(pattern, jacobian, orientation, options);
+  const auto values = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
 
   SolveOutcome outcome;
   auto start = std::chrono::steady_clock::now();
@@ -59,8 +65,9 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
   for (std::size_t k = 0; k < values; ++k) rhs[k] = -jacobian.residual[k];
   outcome.delta.assign(values, 0.0);
   start = std::chrono::steady_clock::now();
+  HostSpace space(values);
   outcome.krylov = fgmres(
-      values, [&](const double* x, double* y) { system.multiply(x, y); },
+      space, [&](const double* x, double* y) { system.multiply(x, y); },
       [&](const double* r, double* z) { preconditioner.apply(r, z); }, rhs.data(), outcome.delta.data(),
       options.krylov);
   outcome.solve_ms = milliseconds_since(start);

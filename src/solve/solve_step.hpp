@@ -23,6 +23,11 @@ struct SolveOptions {
 /// outside (0, 1), iterations below 1 or an unknown preconditioner.
 void check_solve_options(const SolveOptions& options);
 
+/// \brief Everything a solve checks before it starts: the options, A (not A^T), a residual on every row, all finite.
+/// Error(kUsage) or Error(kInvalidInput) naming what to change.
+void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
+                        const SolveOptions& options);
+
 struct SolveOutcome {
   std::vector<double> shift;  ///< [n_nodes]: s_i = V_i / dt_i
   std::vector<double> delta;  ///< [n_nodes][5]: dQ

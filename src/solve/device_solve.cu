@@ -1,0 +1,243 @@
+#include "solve/device_solve.hpp"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_array.hpp"
+#include "gpu/event_timer.hpp"
+#include "solve/block_inverse.hpp"
+#include "solve/block_system.hpp"
+#include "util/error.hpp"
+
+namespace fluxjac {
+namespace {
+
+void check_cublas(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS) fail(ExitCode::kRuntime, "{}: cuBLAS status {}", call, static_cast<int>(status));
+}
+
+/// Block rows of M per thread block of the product: a warp each.
+constexpr int kRowsPerBlock = 8;
+
+/// \brief y = M x, one warp per block row i: D_i x_i (D = Adiag + s I, float64) plus the row's Aoff blocks (float32,
+/// widened) times x_j. Lane l < 30 takes row l % 5 of every sixth block of the row, so that the warp reads six
+/// consecutive blocks (600 bytes) at a time; lanes 0-4 also take D's rows. The lanes of one row are summed in a fixed
+/// order: the product is bitwise reproducible.
+__global__ void __launch_bounds__(32 * kRowsPerBlock)
+    block_product_kernel(std::int64_t n, const block_offset* __restrict__ row_ptr,
+                         const node_index* __restrict__ col_idx, const double* __restrict__ diagonal,
+                         const float* __restrict__ aoff, const double* __restrict__ x, double* __restrict__ y) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
+  if (i >= n) return;
+  const int lane = threadIdx.x % 32;
+  const int slot = lane / kBlock, r = lane % kBlock;
+  double sum = 0.0;
+  if (lane < 6 * kBlock) {
+    const block_offset end = __ldg(&row_ptr[i + 1]);
+    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
+      const double* xj = x + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
+      const float* row = aoff + k * kBlockEntries + kBlock * r;
+      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&row[c])) * __ldg(&xj[c]);
+    }
+  }
+  if (lane < kBlock) {
+    const double* row = diagonal + i * kBlockEntries + kBlock * r;
+    for (int c = 0; c < kBlock; ++c) sum += __ldg(&row[c]) * __ldg(&x[kBlock * i + c]);
+  }
+  // Lanes r, r + 5, ..., r + 25 hold row r's parts: fold 15 lanes over, then the lanes 5 and 10 over.
+  sum += __shfl_down_sync(0xffffffffu, sum, 15);
+  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
+  if (lane < kBlock) y[kBlock * i + lane] = sum + five + ten;
+}
+
+/// z_i = D_i^-1 r_i, a thread per (node, row).
+__global__ void block_jacobi_kernel(std::int64_t n, const double* __restrict__ inverse, const double* __restrict__ r,
+                                    double* __restrict__ z) {
+  const std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= n * kBlock) return;
+  const std::int64_t i = item / kBlock;
+  const double* row = inverse + i * kBlockEntries + kBlock * (item - i * kBlock);
+  double sum = 0.0;
+  for (int c = 0; c < kBlock; ++c) sum += row[c] * r[kBlock * i + c];
+  z[item] = sum;
+}
+
+/// D_i = Adiag_i + s_i I, and its inverse (a thread per node); singular[0] = the first node whose D is singular + 1.
+__global__ void diagonal_kernel(std::int64_t n, const double* __restrict__ adiag, const double* __restrict__ shift,
+                                double* __restrict__ diagonal, double* __restrict__ inverse,
+                                unsigned long long* singular) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double block[kBlockEntries];
+  for (int k = 0; k < kBlockEntries; ++k) block[k] = adiag[i * kBlockEntries + k];
+  for (int r = 0; r < kBlock; ++r) block[kBlock * r + r] += shift[i];
+  for (int k = 0; k < kBlockEntries; ++k) diagonal[i * kBlockEntries + k] = block[k];
+  double inverted[kBlockEntries];
+  if (!invert_block(block, inverted)) atomicMin(singular, static_cast<unsigned long long>(i) + 1);
+  for (int k = 0; k < kBlockEntries; ++k) inverse[i * kBlockEntries + k] = inverted[k];
+}
+
+unsigned grid(std::int64_t items, int per_block) { return static_cast<unsigned>((items + per_block - 1) / per_block); }
+
+/// \brief Vectors of n doubles in device memory, cuBLAS for the basis work (fgmres.hpp's HostSpace says what a space
+/// provides); scalars come back to the host.
+class DeviceSpace {
+ public:
+  /// `columns` device vectors, column-major (shared: the arrays themselves do not move).
+  struct Basis {
+    std::shared_ptr<DeviceArray<double>> array;
+    double* data() const { return array->data(); }
+  };
+  explicit DeviceSpace(std::size_t n) : n_(n) {
+    check_cublas(cublasCreate(&handle_), "cublasCreate");
+    coefficients_.allocate(1024);
+  }
+  ~DeviceSpace() { cublasDestroy(handle_); }
+  DeviceSpace(const DeviceSpace&) = delete;
+  DeviceSpace& operator=(const DeviceSpace&) = delete;
+
+  Basis basis(std::size_t columns) const { return Basis{std::make_shared<DeviceArray<double>>(n_ * columns)}; }
+  double* column(Basis& basis, std::size_t j) const { return basis.data() + n_ * j; }
+  void fill(double* x, double value) const {
+    if (value != 0.0) fail(ExitCode::kRuntime, "DeviceSpace::fill: only zeros");
+    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(x, 0, n_ * sizeof(double)));
+  }
+  void copy(const double* from, double* to) const {
+    FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(to, from, n_ * sizeof(double), cudaMemcpyDeviceToDevice));
+  }
+  void scale(double alpha, double* x) const {
+    check_cublas(cublasDscal(handle_, length(), &alpha, x, 1), "cublasDscal");
+  }
+  double norm(const double* x) const {
+    double result = 0.0;
+    check_cublas(cublasDnrm2(handle_, length(), x, 1, &result), "cublasDnrm2");
+    return result;
+  }
+  void project(const Basis& basis, std::size_t count, const double* w, double* h) const {
+    const double one = 1.0, zero = 0.0;
+    check_cublas(cublasDgemv(handle_, CUBLAS_OP_T, length(), static_cast<int>(count), &one, basis.data(), length(), w,
+                             1, &zero, coefficients_.data(), 1),
+                 "cublasDgemv");
+    FLUXJAC_CUDA_CHECK(cudaMemcpy(h, coefficients_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
+  }
+  void subtract(const Basis& basis, std::size_t count, const double* h, double* w) const {
+    combine(basis, count, h, w, -1.0);
+  }
+  void add(const Basis& basis, std::size_t count, const double* y, double* x) const {
+    combine(basis, count, y, x, 1.0);
+  }
+  void difference(const double* b, const double* a, double* r) const {
+    const double minus_one = -1.0;
+    copy(b, r);
+    check_cublas(cublasDaxpy(handle_, length(), &minus_one, a, 1, r, 1), "cublasDaxpy");
+  }
+
+ private:
+  int length() const { return static_cast<int>(n_); }
+  /// x += sign * sum_i c[i] V_i
+  void combine(const Basis& basis, std::size_t count, const double* c, double* x, double sign) const {
+    if (count == 0) return;
+    FLUXJAC_CUDA_CHECK(cudaMemcpy(coefficients_.data(), c, count * sizeof(double), cudaMemcpyHostToDevice));
+    const double one = 1.0;
+    check_cublas(cublasDgemv(handle_, CUBLAS_OP_N, length(), static_cast<int>(count), &sign, basis.data(), length(),
+                             coefficients_.data(), 1, &one, x, 1),
+                 "cublasDgemv");
+  }
+  std::size_t n_;
+  cublasHandle_t handle_ = nullptr;
+  DeviceArray<double> coefficients_;
+};
+
+}  // namespace
+
+SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
+                                  const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
+  check_solve_inputs(pattern, jacobian, orientation, options);
+  const std::int64_t n = pattern.n_nodes;
+  const auto values = static_cast<std::size_t>(n) * kBlock;
+  if (values > static_cast<std::size_t>(INT32_MAX) / static_cast<std::size_t>(options.krylov.restart + 1))
+    fail(ExitCode::kUsage, "{} unknowns times {} basis vectors exceed cuBLAS's 32-bit sizes: lower --restart", values,
+         options.krylov.restart + 1);
+  if (options.krylov.restart + 1 > 1024)
+    fail(ExitCode::kUsage, "--restart {}: at most 1023 on the GPU", options.krylov.restart);
+
+  SolveOutcome outcome;
+  EventTimer setup;
+  setup.start();
+  outcome.shift = local_time_step_shift(mesh, state, options.cfl);
+  DeviceArray<block_offset> row_ptr;
+  DeviceArray<node_index> col_idx;
+  DeviceArray<float> aoff;
+  DeviceArray<double> adiag, shift, diagonal, inverse, rhs, delta;
+  DeviceArray<unsigned long long> singular;
+  row_ptr.upload(pattern.row_ptr.data(), pattern.row_ptr.size());
+  col_idx.upload(pattern.col_idx.data(), pattern.col_idx.size());
+  aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
+  adiag.upload(jacobian.adiag.data(), jacobian.adiag.size());
+  shift.upload(outcome.shift.data(), outcome.shift.size());
+  diagonal.allocate(jacobian.adiag.size());
+  inverse.allocate(jacobian.adiag.size());
+  const unsigned long long none = ~0ull;
+  singular.upload(&none, 1);
+  diagonal_kernel<<<grid(n, 128), 128>>>(n, adiag.data(), shift.data(), diagonal.data(), inverse.data(),
+                                         singular.data());
+  FLUXJAC_CUDA_CHECK_LAUNCH();
+  unsigned long long first_singular = 0;
+  singular.download(&first_singular);
+  if (first_singular != none)
+    fail(ExitCode::kInvalidInput,
+         "node {}: the diagonal block of M (Adiag + V/dt I) is singular: block Jacobi cannot invert it (a smaller "
+         "--cfl adds more of the time term)",
+         first_singular - 1);
+  adiag.allocate(0);
+  std::vector<double> minus_r(values);
+  for (std::size_t k = 0; k < values; ++k) minus_r[k] = -jacobian.residual[k];
+  rhs.upload(minus_r.data(), values);
+  delta.allocate(values);
+  setup.stop();
+  outcome.setup_ms = setup.elapsed_ms();
+
+  const auto product = [&](const double* x, double* y) {
+    block_product_kernel<<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(n, row_ptr.data(), col_idx.data(),
+                                                                         diagonal.data(), aoff.data(), x, y);
+  };
+  const auto precondition = [&](const double* r, double* z) {
+    block_jacobi_kernel<<<grid(n * kBlock, 256), 256>>>(n, inverse.data(), r, z);
+  };
+  DeviceSpace space(values);
+  EventTimer solve;
+  solve.start();
+  outcome.krylov = fgmres(space, product, precondition, rhs.data(), delta.data(), options.krylov);
+  solve.stop();
+  outcome.solve_ms = solve.elapsed_ms();
+  FLUXJAC_CUDA_CHECK_LAUNCH();
+
+  // The product's time, the median of 20 after 3 untimed, into a scratch vector.
+  DeviceArray<double> scratch;
+  scratch.allocate(values);
+  std::vector<double> samples;
+  for (int k = 0; k < 23; ++k) {
+    EventTimer timer;
+    timer.start();
+    product(delta.data(), scratch.data());
+    timer.stop();
+    if (k >= 3) samples.push_back(timer.elapsed_ms());
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  outcome.product_ms = samples[samples.size() / 2];
+
+  outcome.delta.resize(values);
+  delta.download(outcome.delta.data());
+  const BlockSystem system{pattern, jacobian, outcome.shift};
+  outcome.relative_residual = system.relative_residual(outcome.delta.data(), minus_r.data());
+  return outcome;
+}
+
+}  // namespace fluxjac
