@@ -1,10 +1,12 @@
 #include "solve/device_solve.hpp"
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,12 +18,51 @@
 #include "solve/block_system.hpp"
 #include "util/error.hpp"
 
+#define FLUXJAC_STRINGIFY_TEXT(x) #x
+#define FLUXJAC_STRINGIFY(x) FLUXJAC_STRINGIFY_TEXT(x)
+
 namespace fluxjac {
 namespace {
 
 void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) fail(ExitCode::kRuntime, "{}: cuBLAS status {}", call, static_cast<int>(status));
 }
+
+/// \brief The cuBLAS calls of the solve, from the toolkit's library opened on first use rather than linked: loading
+/// cuBLAS (and cuBLASLt, which it needs) takes some 200 MB of memory at start-up, which every other command would pay.
+struct Cublas {
+  decltype(&cublasCreate_v2) create;
+  decltype(&cublasDestroy_v2) destroy;
+  decltype(&cublasDscal_v2) scal;
+  decltype(&cublasDnrm2_v2) nrm2;
+  decltype(&cublasDgemv_v2) gemv;
+  decltype(&cublasDaxpy_v2) axpy;
+
+  static const Cublas& get() {
+    static const Cublas loaded = load();
+    return loaded;
+  }
+
+ private:
+  static Cublas load() {
+    constexpr const char* kLibrary = "libcublas.so." FLUXJAC_STRINGIFY(CUBLAS_VER_MAJOR);
+    void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      fail(ExitCode::kRuntime, "the GPU solve needs cuBLAS ({}, part of the CUDA toolkit): {}", kLibrary, dlerror());
+    const auto symbol = [&](auto& function, const char* name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+      if (!function) fail(ExitCode::kRuntime, "{}: no {}", kLibrary, name);
+    };
+    Cublas calls{};
+    symbol(calls.create, "cublasCreate_v2");
+    symbol(calls.destroy, "cublasDestroy_v2");
+    symbol(calls.scal, "cublasDscal_v2");
+    symbol(calls.nrm2, "cublasDnrm2_v2");
+    symbol(calls.gemv, "cublasDgemv_v2");
+    symbol(calls.axpy, "cublasDaxpy_v2");
+    return calls;
+  }
+};
 
 /// Block rows of M per thread block of the product: a warp each.
 constexpr int kRowsPerBlock = 8;
@@ -96,10 +137,10 @@ class DeviceSpace {
     double* data() const { return array->data(); }
   };
   explicit DeviceSpace(std::size_t n) : n_(n) {
-    check_cublas(cublasCreate(&handle_), "cublasCreate");
+    check_cublas(Cublas::get().create(&handle_), "cublasCreate");
     coefficients_.allocate(1024);
   }
-  ~DeviceSpace() { cublasDestroy(handle_); }
+  ~DeviceSpace() { Cublas::get().destroy(handle_); }
   DeviceSpace(const DeviceSpace&) = delete;
   DeviceSpace& operator=(const DeviceSpace&) = delete;
 
@@ -113,17 +154,17 @@ class DeviceSpace {
     FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(to, from, n_ * sizeof(double), cudaMemcpyDeviceToDevice));
   }
   void scale(double alpha, double* x) const {
-    check_cublas(cublasDscal(handle_, length(), &alpha, x, 1), "cublasDscal");
+    check_cublas(Cublas::get().scal(handle_, length(), &alpha, x, 1), "cublasDscal");
   }
   double norm(const double* x) const {
     double result = 0.0;
-    check_cublas(cublasDnrm2(handle_, length(), x, 1, &result), "cublasDnrm2");
+    check_cublas(Cublas::get().nrm2(handle_, length(), x, 1, &result), "cublasDnrm2");
     return result;
   }
   void project(const Basis& basis, std::size_t count, const double* w, double* h) const {
     const double one = 1.0, zero = 0.0;
-    check_cublas(cublasDgemv(handle_, CUBLAS_OP_T, length(), static_cast<int>(count), &one, basis.data(), length(), w,
-                             1, &zero, coefficients_.data(), 1),
+    check_cublas(Cublas::get().gemv(handle_, CUBLAS_OP_T, length(), static_cast<int>(count), &one, basis.data(),
+                                    length(), w, 1, &zero, coefficients_.data(), 1),
                  "cublasDgemv");
     FLUXJAC_CUDA_CHECK(cudaMemcpy(h, coefficients_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
   }
@@ -136,7 +177,7 @@ class DeviceSpace {
   void difference(const double* b, const double* a, double* r) const {
     const double minus_one = -1.0;
     copy(b, r);
-    check_cublas(cublasDaxpy(handle_, length(), &minus_one, a, 1, r, 1), "cublasDaxpy");
+    check_cublas(Cublas::get().axpy(handle_, length(), &minus_one, a, 1, r, 1), "cublasDaxpy");
   }
 
  private:
@@ -146,8 +187,8 @@ class DeviceSpace {
     if (count == 0) return;
     FLUXJAC_CUDA_CHECK(cudaMemcpy(coefficients_.data(), c, count * sizeof(double), cudaMemcpyHostToDevice));
     const double one = 1.0;
-    check_cublas(cublasDgemv(handle_, CUBLAS_OP_N, length(), static_cast<int>(count), &sign, basis.data(), length(),
-                             coefficients_.data(), 1, &one, x, 1),
+    check_cublas(Cublas::get().gemv(handle_, CUBLAS_OP_N, length(), static_cast<int>(count), &sign, basis.data(),
+                                    length(), coefficients_.data(), 1, &one, x, 1),
                  "cublasDgemv");
   }
   std::size_t n_;
