@@ -20,27 +20,30 @@ class DeviceSolve : public ::testing::Test {
   }
 };
 
-TEST_F(DeviceSolve, EqualsTheHostSolveWithAndWithoutRestarts) {
+TEST_F(DeviceSolve, EqualsTheHostSolveWithAndWithoutRestartsForBothPreconditioners) {
   const auto [generated, pattern, reference] = test::assemble_generated("mixed", 8, "random");
-  for (const int restart : {30, 5}) {
+  for (const auto& [restart, preconditioner] :
+       {std::pair{30, kBlockJacobi}, std::pair{5, kBlockJacobi}, std::pair{30, kMulticolorGaussSeidel}}) {
     SolveOptions options;
     options.cfl = 50.0;
+    options.preconditioner = preconditioner;
     options.krylov.restart = restart;
     options.krylov.tolerance = 1e-10;
     const SolveOutcome host = solve_step(generated.mesh, generated.state, pattern, reference, Orientation::kA, options);
     const SolveOutcome device =
         solve_step_on_device(generated.mesh, generated.state, pattern, reference, Orientation::kA, options);
-    EXPECT_TRUE(device.krylov.converged) << restart;
-    EXPECT_LE(device.relative_residual, 1e-10) << restart;
+    EXPECT_TRUE(device.krylov.converged) << restart << " " << preconditioner;
+    EXPECT_LE(device.relative_residual, 1e-10) << restart << " " << preconditioner;
     EXPECT_LE(std::abs(device.krylov.iterations - host.krylov.iterations), 1)
-        << restart << ": " << device.krylov.iterations << " against " << host.krylov.iterations;
-    EXPECT_TRUE(test::bitwise_equal(device.shift, host.shift)) << restart;
+        << restart << " " << preconditioner << ": " << device.krylov.iterations << " against "
+        << host.krylov.iterations;
+    EXPECT_TRUE(test::bitwise_equal(device.shift, host.shift)) << restart << " " << preconditioner;
     double difference = 0.0, norm = 0.0;
     for (std::size_t k = 0; k < host.delta.size(); ++k) {
       difference += (device.delta[k] - host.delta[k]) * (device.delta[k] - host.delta[k]);
       norm += host.delta[k] * host.delta[k];
     }
-    EXPECT_LE(std::sqrt(difference / norm), 1e-8) << restart;
+    EXPECT_LE(std::sqrt(difference / norm), 1e-8) << restart << " " << preconditioner;
     EXPECT_GT(device.product_ms, 0.0);
   }
 }

@@ -12,6 +12,7 @@
 #include "solve/block_jacobi.hpp"
 #include "solve/block_system.hpp"
 #include "solve/fgmres.hpp"
+#include "solve/multicolor_gs.hpp"
 #include "solve/solve_step.hpp"
 #include "test_support.hpp"
 
@@ -115,6 +116,54 @@ TEST(BlockSystem, TheProductIsTheDenseMatrixsAndBlockJacobiInvertsItsDiagonalBlo
   }
   BlockJacobi(small.system).apply(dx.data(), z.data());
   for (std::size_t k = 0; k < rows; ++k) ASSERT_NEAR(z[k], x[k], 1e-10) << k;
+}
+
+TEST(MulticolorGaussSeidel, ColorsSeparateNeighboursAndSweepsApproachTheSolve) {
+  const SmallSystem small;
+  const JacobianPattern& pattern = small.assembled.pattern;
+  const NodeColoring coloring = color_nodes(pattern);
+  ASSERT_EQ(coloring.nodes.size(), static_cast<std::size_t>(pattern.n_nodes));
+  std::vector<int> color(coloring.nodes.size(), -1);
+  for (int c = 0; c < coloring.colors(); ++c)
+    for (std::int64_t at = coloring.color_start[c]; at < coloring.color_start[c + 1]; ++at) {
+      ASSERT_EQ(color[coloring.nodes[at]], -1) << "node " << coloring.nodes[at] << " twice";
+      color[coloring.nodes[at]] = c;
+    }
+  for (std::int64_t i = 0; i < pattern.n_nodes; ++i)
+    for (block_offset k = pattern.row_ptr[i]; k < pattern.row_ptr[i + 1]; ++k)
+      ASSERT_NE(color[i], color[pattern.col_idx[k]]) << "edge " << i << "-" << pattern.col_idx[k];
+  EXPECT_GE(coloring.colors(), 2);
+  EXPECT_LE(coloring.colors(), 30);
+  // More sweeps, a smaller |r - M z|: the sweeps converge to M^-1 r on these diagonally dominant systems.
+  const auto rows = static_cast<std::size_t>(small.system.rows());
+  std::vector<double> r(rows), z(rows), mz(rows);
+  for (std::size_t k = 0; k < rows; ++k) r[k] = std::sin(0.11 * static_cast<double>(k)) + 0.5;
+  const BlockJacobi jacobi(small.system);
+  double previous = INFINITY;
+  for (const int sweeps : {1, 2, 4, 8}) {
+    MulticolorGaussSeidel(small.system, jacobi.inverse(), sweeps).apply(r.data(), z.data());
+    small.system.multiply(z.data(), mz.data());
+    double error = 0.0;
+    for (std::size_t k = 0; k < rows; ++k) error += (mz[k] - r[k]) * (mz[k] - r[k]);
+    EXPECT_LT(std::sqrt(error), previous) << sweeps << " sweeps";
+    previous = std::sqrt(error);
+  }
+}
+
+TEST(SolveStep, GaussSeidelTakesFewerIterationsThanBlockJacobi) {
+  const SmallSystem small;
+  SolveOptions options;
+  options.cfl = 50.0;
+  options.krylov.tolerance = 1e-10;
+  const auto run = [&](const char* preconditioner) {
+    options.preconditioner = preconditioner;
+    return solve_step(small.assembled.generated.mesh, small.assembled.generated.state, small.assembled.pattern,
+                      small.assembled.reference, Orientation::kA, options);
+  };
+  const SolveOutcome jacobi = run(kBlockJacobi), gauss_seidel = run(kMulticolorGaussSeidel);
+  EXPECT_LE(jacobi.relative_residual, 1e-10);
+  EXPECT_LE(gauss_seidel.relative_residual, 1e-10);
+  EXPECT_LT(gauss_seidel.krylov.iterations, jacobi.krylov.iterations);
 }
 
 TEST(LocalTimeStep, TheShiftFallsAsTheCflRisesAndNeedsAPhysicalState) {

@@ -74,15 +74,16 @@ def system_of(path):
     return (blocks + off).tocsr(), -residual.reshape(-1), delta.reshape(-1), shift, attributes
 
 
-def check_case(fluxjac, spec, cfl, tolerance):
+def check_case(fluxjac, spec, cfl, tolerance, preconditioner="pbjacobi", sweeps=2):
     mesh_path = pathlib.Path(f"{spec.replace(':', '-')}.h5")
     if not mesh_path.exists():
         kind, n, order = spec.split(":")
         run(fluxjac, "mesh", "gen", "-q", "--kind", kind, "--n", n, "--order", order, "-o", mesh_path)
-    name = f"{spec} cfl {cfl:g} tol {tolerance:g}"
-    output, report = pathlib.Path(f"step-{spec.replace(':', '-')}-{cfl:g}-{tolerance:g}.h5"), pathlib.Path("s.json")
+    name = f"{spec} cfl {cfl:g} tol {tolerance:g} {preconditioner}"
+    output = pathlib.Path(f"step-{spec.replace(':', '-')}-{cfl:g}-{tolerance:g}-{preconditioner}.h5")
+    report = pathlib.Path("s.json")
     run(fluxjac, "solve", "-q", "--mesh", mesh_path, "--variant", "reference", "--cfl", cfl, "--tolerance", tolerance,
-        "--force", "-o", output, "--json", report)
+        "--preconditioner", preconditioner, "--sweeps", sweeps, "--force", "-o", output, "--json", report)
     M, b, dQ, shift, attributes = system_of(output)
     figures = json.loads(report.read_text())
     expected_shift = shift_of(mesh_path, cfl)
@@ -92,6 +93,9 @@ def check_case(fluxjac, spec, cfl, tolerance):
     check(relative <= tolerance, f"{name}: |M dQ + R| / |R| = {relative:.2e} from the file's arrays, at most {tolerance}")
     check(abs(attributes["relative_residual"] - relative) <= 1e-3 * relative + 1e-15,
           f"{name}: the file's relative_residual ({attributes['relative_residual']:.3e}) is it")
+    expected_sweeps = sweeps if preconditioner == "mcgs" else 0
+    check(attributes["preconditioner"] == preconditioner and attributes["sweeps"] == expected_sweeps,
+          f"{name}: the file says {attributes['preconditioner']} with {attributes['sweeps']} sweeps")
     check(attributes["iterations"] == figures["iterations"] and figures["converged"] and
           len(figures["history"]) == figures["iterations"],
           f"{name}: {figures['iterations']} iterations in the file and the JSON, a history entry each")
@@ -107,7 +111,7 @@ def check_bad_options(fluxjac):
     for option, value, words in [("--cfl", "0", "positive"), ("--cfl", "-1", "positive"), ("--cfl", "nan", "positive"),
                                  ("--restart", "0", "at least 1"), ("--tolerance", "0", "between 0 and 1"),
                                  ("--tolerance", "1", "between 0 and 1"),
-                                 ("--preconditioner", "ilu", "pbjacobi")]:
+                                 ("--preconditioner", "ilu", "pbjacobi"), ("--sweeps", "0", "1 to 100")]:
         result = run(fluxjac, "solve", "-q", "--mesh", "mixed-3-rcm.h5", "--variant", "reference", option, value,
                      "-o", output, expect=3)
         lines = result.stderr.strip().splitlines()
@@ -123,6 +127,9 @@ def main():
           f"a tighter tolerance takes more iterations ({loose[0]} -> {tight[0]}) and comes closer "
           f"({loose[1]:.1e} -> {tight[1]:.1e})")
     check_case(fluxjac, "tet:4:random", 10.0, 1e-9)
+    gauss_seidel = check_case(fluxjac, "mixed:3:rcm", 50.0, 1e-10, "mcgs", 3)
+    check(gauss_seidel[0] < tight[0], f"3 Gauss-Seidel sweeps take fewer iterations than block Jacobi "
+          f"({gauss_seidel[0]} against {tight[0]})")
     check_bad_options(fluxjac)
     if failures:
         print(f"{len(failures)} check(s) failed")

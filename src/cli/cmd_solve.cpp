@@ -60,6 +60,7 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
                              : nlohmann::ordered_json()},
       {"cfl", options.solve.cfl},
       {"preconditioner", options.solve.preconditioner},
+      {"sweeps", options.solve.preconditioner == kMulticolorGaussSeidel ? options.solve.sweeps : 0},
       {"restart", options.solve.krylov.restart},
       {"tolerance", options.solve.krylov.tolerance},
       {"max_iterations", options.solve.krylov.max_iterations},
@@ -158,7 +159,12 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
                       "the variant that assembles (default: hd where a GPU is, else the CPU reference)");
   command->add_option("--cfl", options->solve.cfl, "CFL number of the local time step (positive)")
       ->capture_default_str();
-  command->add_option("--preconditioner", options->solve.preconditioner, "pbjacobi: block Jacobi (5x5 blocks of M)")
+  command
+      ->add_option("--preconditioner", options->solve.preconditioner,
+                   "pbjacobi: block Jacobi (the 5x5 diagonal blocks of M inverted); mcgs: multicolor block "
+                   "Gauss-Seidel, --sweeps sweeps over the colors of the node graph (FUN3D's point-implicit scheme)")
+      ->capture_default_str();
+  command->add_option("--sweeps", options->solve.sweeps, "Gauss-Seidel sweeps per application of mcgs (1 to 100)")
       ->capture_default_str();
   command->add_option("--restart", options->solve.krylov.restart, "FGMRES restart length m (1 or more)")
       ->capture_default_str();

@@ -15,6 +15,8 @@ class BlockJacobi {
   explicit BlockJacobi(const BlockSystem& system);
   /// z = D^-1 r for node-major vectors of system.rows() values.
   void apply(const double* r, double* z) const;
+  /// The inverted blocks D_i^-1, [n_nodes][5][5] row-major.
+  const std::vector<double>& inverse() const { return inverse_; }
 
  private:
   std::vector<double> inverse_;  ///< [n_nodes][5][5], row-major

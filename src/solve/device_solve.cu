@@ -16,6 +16,7 @@
 #include "gpu/event_timer.hpp"
 #include "solve/block_inverse.hpp"
 #include "solve/block_system.hpp"
+#include "solve/multicolor_gs.hpp"
 #include "util/error.hpp"
 
 #define FLUXJAC_STRINGIFY_TEXT(x) #x
@@ -96,6 +97,38 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
   sum += __shfl_down_sync(0xffffffffu, sum, 15);
   const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
   if (lane < kBlock) y[kBlock * i + lane] = sum + five + ten;
+}
+
+/// \brief One color of a Gauss-Seidel sweep: for each node i of the color's list, a warp as in block_product_kernel
+/// forms r_i - sum_j Aoff_ij z_j, and lanes 0-4 write z_i = D_i^-1 of it. Nodes of one color share no edge, so each
+/// reads only z of other colors.
+__global__ void __launch_bounds__(32 * kRowsPerBlock)
+    gauss_seidel_color_kernel(std::int64_t count, const std::int64_t* __restrict__ nodes,
+                              const block_offset* __restrict__ row_ptr, const node_index* __restrict__ col_idx,
+                              const float* __restrict__ aoff, const double* __restrict__ inverse,
+                              const double* __restrict__ r, double* z) {
+  const std::int64_t at = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
+  if (at >= count) return;
+  const std::int64_t i = __ldg(&nodes[at]);
+  const int lane = threadIdx.x % 32;
+  const int slot = lane / kBlock, row = lane % kBlock;
+  double sum = 0.0;
+  if (lane < 6 * kBlock) {
+    const block_offset end = __ldg(&row_ptr[i + 1]);
+    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
+      const double* zj = z + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
+      const float* block_row = aoff + k * kBlockEntries + kBlock * row;
+      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&block_row[c])) * zj[c];
+    }
+  }
+  sum += __shfl_down_sync(0xffffffffu, sum, 15);
+  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
+  const double rest = lane < kBlock ? __ldg(&r[kBlock * i + lane]) - (sum + five + ten) : 0.0;
+  double value = 0.0;
+  for (int c = 0; c < kBlock; ++c)
+    value += (lane < kBlock ? __ldg(&inverse[i * kBlockEntries + kBlock * lane + c]) : 0.0) *
+             __shfl_sync(0xffffffffu, rest, c);
+  if (lane < kBlock) z[kBlock * i + lane] = value;
 }
 
 /// z_i = D_i^-1 r_i, a thread per (node, row).
@@ -242,6 +275,13 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   for (std::size_t k = 0; k < values; ++k) minus_r[k] = -jacobian.residual[k];
   rhs.upload(minus_r.data(), values);
   delta.allocate(values);
+  // Multicolor Gauss-Seidel: the colors of the node graph, each a range of one list of nodes.
+  NodeColoring coloring;
+  DeviceArray<std::int64_t> colored_nodes;
+  if (options.preconditioner == kMulticolorGaussSeidel) {
+    coloring = color_nodes(pattern);
+    colored_nodes.upload(coloring.nodes.data(), coloring.nodes.size());
+  }
   setup.stop();
   outcome.setup_ms = setup.elapsed_ms();
 
@@ -250,7 +290,17 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
                                                                          diagonal.data(), aoff.data(), x, y);
   };
   const auto precondition = [&](const double* r, double* z) {
-    block_jacobi_kernel<<<grid(n * kBlock, 256), 256>>>(n, inverse.data(), r, z);
+    if (options.preconditioner != kMulticolorGaussSeidel) {
+      block_jacobi_kernel<<<grid(n * kBlock, 256), 256>>>(n, inverse.data(), r, z);
+      return;
+    }
+    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(z, 0, values * sizeof(double)));
+    for (int sweep = 0; sweep < options.sweeps; ++sweep)
+      for (int c = 0; c < coloring.colors(); ++c) {
+        const std::int64_t first = coloring.color_start[c], count = coloring.color_start[c + 1] - first;
+        gauss_seidel_color_kernel<<<grid(count, kRowsPerBlock), 32 * kRowsPerBlock>>>(
+            count, colored_nodes.data() + first, row_ptr.data(), col_idx.data(), aoff.data(), inverse.data(), r, z);
+      }
   };
   DeviceSpace space(values);
   EventTimer solve;

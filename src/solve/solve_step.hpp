@@ -10,17 +10,20 @@
 
 namespace fluxjac {
 
-/// Preconditioners by their PETSc names (docs/design.md, "The solve").
+/// The preconditioners (docs/design.md, "The solve"): block Jacobi by its PETSc name, and multicolor block
+/// Gauss-Seidel (FUN3D's point-implicit sweeps).
 inline constexpr const char* kBlockJacobi = "pbjacobi";
+inline constexpr const char* kMulticolorGaussSeidel = "mcgs";
 
 struct SolveOptions {
   double cfl = 100.0;
   std::string preconditioner = kBlockJacobi;
+  int sweeps = 2;  ///< Gauss-Seidel sweeps per application (mcgs)
   KrylovOptions krylov;
 };
 
 /// \brief Error(kUsage) naming the option for a CFL that is not positive and finite, a restart below 1, a tolerance
-/// outside (0, 1), iterations below 1 or an unknown preconditioner.
+/// outside (0, 1), iterations below 1, sweeps outside 1 to 100 or an unknown preconditioner.
 void check_solve_options(const SolveOptions& options);
 
 /// \brief Everything a solve checks before it starts: the options, A (not A^T), a residual on every row, all finite.
