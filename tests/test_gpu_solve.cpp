@@ -16,7 +16,7 @@ namespace {
 class DeviceSolve : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device (" << gpu_unavailable().brief << ")";
+    if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: " << gpu_unavailable().brief;
   }
 };
 
