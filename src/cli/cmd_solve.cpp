@@ -136,8 +136,9 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
       app,
       {"solve",
        "Solve one implicit pseudo-time step with the Jacobian: assemble it and the residual R with a variant, form "
-       "M = V/dt I + Adiag + Aoff with the local time step at a CFL number, and solve M dQ = -R with FGMRES and "
-       "block Jacobi (docs/design.md, \"The solve\"); prints a row (assembly, set-up, iterations, time per "
+       "M = V/dt I + Adiag + Aoff with the local time step at a CFL number, and solve M dQ = -R with FGMRES, "
+       "preconditioned by block Jacobi or multicolor Gauss-Seidel, where the variant assembled (a GPU variant's on "
+       "the GPU; docs/design.md, \"The solve\"); prints a row (assembly, set-up, iterations, time per "
        "iteration, product, the true relative residual |M dQ + R| / |R| in float64); writes the Jacobian file with "
        "/solve (shift, delta) and a JSON document with the convergence history. Exit code 1 when the solve does not "
        "reach the tolerance or the assembly fails validation.",
