@@ -68,10 +68,31 @@ struct Cublas {
 /// Block rows of M per thread block of the product: a warp each.
 constexpr int kRowsPerBlock = 8;
 
-/// \brief y = M x, one warp per block row i: D_i x_i (D = Adiag + s I, float64) plus the row's Aoff blocks (float32,
-/// widened) times x_j. Lane l < 30 takes row l % 5 of every sixth block of the row, so that the warp reads six
-/// consecutive blocks (600 bytes) at a time; lanes 0-4 also take D's rows. The lanes of one row are summed in a fixed
-/// order: the product is bitwise reproducible.
+/// \brief Row i of Aoff times v, by the warp of row i (lane = its lane): lane l < 30 takes row l % 5 of every sixth
+/// block of the row, so that the warp reads six consecutive blocks (600 bytes) at a time, and starts from `own`, its
+/// own part of the sum (0, or D's row for lanes 0-4 of the product). The lanes of one row are summed in a fixed order,
+/// so results are bitwise reproducible; lanes 0-4 return component `lane` of the row.
+__device__ __forceinline__ double warp_row_sum(std::int64_t i, int lane, const block_offset* __restrict__ row_ptr,
+                                               const node_index* __restrict__ col_idx, const float* __restrict__ aoff,
+                                               const double* v, double own) {
+  const int slot = lane / kBlock, row = lane % kBlock;
+  double sum = own;
+  if (lane < 6 * kBlock) {
+    const block_offset end = __ldg(&row_ptr[i + 1]);
+    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
+      const double* vj = v + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
+      const float* block_row = aoff + k * kBlockEntries + kBlock * row;
+      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&block_row[c])) * vj[c];
+    }
+  }
+  // Lanes r, r + 5, ..., r + 25 hold row r's parts: fold 15 lanes over, then the lanes 5 and 10 over.
+  sum += __shfl_down_sync(0xffffffffu, sum, 15);
+  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
+  return sum + five + ten;
+}
+
+/// \brief y = M x, one warp per block row i (warp_row_sum): D_i x_i (D = Adiag + s I, float64) plus the row's Aoff
+/// blocks (float32, widened) times x_j.
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
     block_product_kernel(std::int64_t n, const block_offset* __restrict__ row_ptr,
                          const node_index* __restrict__ col_idx, const double* __restrict__ diagonal,
@@ -79,29 +100,18 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
   if (i >= n) return;
   const int lane = threadIdx.x % 32;
-  const int slot = lane / kBlock, r = lane % kBlock;
-  double sum = 0.0;
-  if (lane < 6 * kBlock) {
-    const block_offset end = __ldg(&row_ptr[i + 1]);
-    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
-      const double* xj = x + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
-      const float* row = aoff + k * kBlockEntries + kBlock * r;
-      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&row[c])) * __ldg(&xj[c]);
-    }
-  }
+  double own = 0.0;
   if (lane < kBlock) {
-    const double* row = diagonal + i * kBlockEntries + kBlock * r;
-    for (int c = 0; c < kBlock; ++c) sum += __ldg(&row[c]) * __ldg(&x[kBlock * i + c]);
+    const double* row = diagonal + i * kBlockEntries + kBlock * lane;
+    for (int c = 0; c < kBlock; ++c) own += __ldg(&row[c]) * __ldg(&x[kBlock * i + c]);
   }
-  // Lanes r, r + 5, ..., r + 25 hold row r's parts: fold 15 lanes over, then the lanes 5 and 10 over.
-  sum += __shfl_down_sync(0xffffffffu, sum, 15);
-  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
-  if (lane < kBlock) y[kBlock * i + lane] = sum + five + ten;
+  const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, x, own);
+  if (lane < kBlock) y[kBlock * i + lane] = sum;
 }
 
-/// \brief One color of a Gauss-Seidel sweep: for each node i of the color's list, a warp as in block_product_kernel
-/// forms r_i - sum_j Aoff_ij z_j, and lanes 0-4 write z_i = D_i^-1 of it. Nodes of one color share no edge, so each
-/// reads only z of other colors.
+/// \brief One color of a Gauss-Seidel sweep: for each node i of the color's list, its warp forms
+/// r_i - sum_j Aoff_ij z_j (warp_row_sum) and lanes 0-4 write z_i = D_i^-1 of it. Nodes of one color share no edge,
+/// so each reads only z of other colors.
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
     gauss_seidel_color_kernel(std::int64_t count, const std::int64_t* __restrict__ nodes,
                               const block_offset* __restrict__ row_ptr, const node_index* __restrict__ col_idx,
@@ -111,19 +121,8 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
   if (at >= count) return;
   const std::int64_t i = __ldg(&nodes[at]);
   const int lane = threadIdx.x % 32;
-  const int slot = lane / kBlock, row = lane % kBlock;
-  double sum = 0.0;
-  if (lane < 6 * kBlock) {
-    const block_offset end = __ldg(&row_ptr[i + 1]);
-    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
-      const double* zj = z + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
-      const float* block_row = aoff + k * kBlockEntries + kBlock * row;
-      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&block_row[c])) * zj[c];
-    }
-  }
-  sum += __shfl_down_sync(0xffffffffu, sum, 15);
-  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
-  const double rest = lane < kBlock ? __ldg(&r[kBlock * i + lane]) - (sum + five + ten) : 0.0;
+  const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, z, 0.0);
+  const double rest = lane < kBlock ? __ldg(&r[kBlock * i + lane]) - sum : 0.0;
   double value = 0.0;
   for (int c = 0; c < kBlock; ++c)
     value += (lane < kBlock ? __ldg(&inverse[i * kBlockEntries + kBlock * lane + c]) : 0.0) *
