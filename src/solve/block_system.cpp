@@ -2,28 +2,24 @@
 
 #include <cmath>
 
+#include "physics/gas.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
 
 std::vector<double> local_time_step_shift(const EdgeMesh& mesh, const FlowState& state, double cfl) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes);
-  // Each node's velocity and speed of sound, from its conservative state.
+  // Each node's velocity and speed of sound, from its primitive state (the flux's conversion, gamma = 1.4).
   std::vector<double> speed_of_sound(n), velocity(3 * n);
   for (std::size_t i = 0; i < n; ++i) {
-    const double* q = &state.Q[kBlock * i];
-    const double rho = q[0];
-    for (int d = 0; d < 3; ++d) velocity[3 * i + d] = q[1 + d] / rho;
-    const double kinetic = 0.5 * rho *
-                           (velocity[3 * i] * velocity[3 * i] + velocity[3 * i + 1] * velocity[3 * i + 1] +
-                            velocity[3 * i + 2] * velocity[3 * i + 2]);
-    const double pressure = (state.gamma - 1.0) * (q[4] - kinetic);
-    if (!(rho > 0.0) || !(pressure > 0.0) || !std::isfinite(rho) || !std::isfinite(pressure))
+    const Primitive<double> q = primitive_from_conservative(&state.Q[kBlock * i]);
+    if (!(q.rho > 0.0) || !(q.p > 0.0) || !std::isfinite(q.rho) || !std::isfinite(q.p))
       fail(ExitCode::kInvalidInput,
            "node {}: density {} and pressure {}: the time step needs both positive and finite (a state of physical "
            "values)",
-           i, rho, pressure);
-    speed_of_sound[i] = std::sqrt(state.gamma * pressure / rho);
+           i, q.rho, q.p);
+    velocity[3 * i] = q.u, velocity[3 * i + 1] = q.v, velocity[3 * i + 2] = q.w;
+    speed_of_sound[i] = std::sqrt(kGamma * q.p / q.rho);
   }
   std::vector<double> shift(n, 0.0);
   for (edge_index e = 0; e < mesh.n_edges(); ++e) {

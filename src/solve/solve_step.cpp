@@ -9,16 +9,9 @@
 #include "solve/block_system.hpp"
 #include "solve/multicolor_gs.hpp"
 #include "util/error.hpp"
+#include "util/note.hpp"
 
 namespace fluxjac {
-namespace {
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
 void check_solve_options(const SolveOptions& options) {
   if (!(options.cfl > 0.0) || !std::isfinite(options.cfl))
     fail(ExitCode::kUsage, "--cfl {}: the CFL number must be positive and finite (e.g. 10, 100, 1000)", options.cfl);
@@ -66,7 +59,7 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
   const BlockJacobi jacobi(system);
   std::optional<MulticolorGaussSeidel> gauss_seidel;
   if (options.preconditioner == kMulticolorGaussSeidel) gauss_seidel.emplace(system, jacobi.inverse(), options.sweeps);
-  outcome.setup_ms = milliseconds_since(start);
+  outcome.setup_ms = 1e3 * seconds_since(start);
 
   std::vector<double> rhs(values);
   for (std::size_t k = 0; k < values; ++k) rhs[k] = -jacobian.residual[k];
@@ -77,14 +70,14 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
       space, [&](const double* x, double* y) { system.multiply(x, y); },
       [&](const double* r, double* z) { gauss_seidel ? gauss_seidel->apply(r, z) : jacobi.apply(r, z); }, rhs.data(),
       outcome.delta.data(), options.krylov);
-  outcome.solve_ms = milliseconds_since(start);
+  outcome.solve_ms = 1e3 * seconds_since(start);
   outcome.relative_residual = system.relative_residual(outcome.delta.data(), rhs.data());
 
   std::vector<double> y(values), samples;
   for (int k = 0; k < 5; ++k) {
     start = std::chrono::steady_clock::now();
     system.multiply(outcome.delta.data(), y.data());
-    samples.push_back(milliseconds_since(start));
+    samples.push_back(1e3 * seconds_since(start));
   }
   std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
   outcome.product_ms = samples[2];
