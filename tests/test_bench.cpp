@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -397,6 +398,28 @@ TEST(CompareResults, CasesThatNoLongerRunOrAreMissingAreRegressions) {
   const CommandResult allowed =
       run_fluxjac(fmt::format("compare --allow-missing {} {}", shell_quoted(ci_sweep().json), shell_quoted(fewer)));
   EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
+
+  // Of two cases NEW lacks, the one BASE ran is the regression and is marked; the one BASE skipped is not.
+  const std::string base_skipped = edited_results(folder, "base-skipped.json", [](ordered_json& runs) {
+    runs.at(1)["status"] = "skipped";
+    runs.at(1)["reason"] = "no CUDA device";
+    runs.at(1)["assembly_ms"] = nullptr;
+  });
+  const std::string two_fewer =
+      edited_results(folder, "two-fewer.json", [](ordered_json& runs) { runs.erase(runs.begin(), runs.begin() + 2); });
+  const CommandResult marked =
+      run_fluxjac(fmt::format("compare {} {}", shell_quoted(base_skipped), shell_quoted(two_fewer)));
+  EXPECT_EQ(marked.exit_code, 1) << marked.output;
+  EXPECT_TRUE(contains(marked.output, "1 regression (marked [regression])")) << marked.output;
+  std::istringstream lines(marked.output);
+  int missing_lines = 0, marked_lines = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!contains(line, " MISSING")) continue;
+    ++missing_lines;
+    marked_lines += contains(line, "MISSING [regression]") ? 1 : 0;
+  }
+  EXPECT_EQ(missing_lines, 2) << marked.output;
+  EXPECT_EQ(marked_lines, 1) << marked.output;
 }
 
 /// \brief Runs `fluxjac compare FILE FILE` on a file holding `text`; returns the command's result.
@@ -630,7 +653,7 @@ TEST(CompareCaseKey, AGeneratorSpecAndItsFileAreOneMesh) {
   const CommandResult content = compare_files(spec, other_content);
   EXPECT_EQ(content.exit_code, 1) << content.output;
   EXPECT_TRUE(contains(content.output,
-                       "MISSING (NEW's mesh 'tet:3:rcm' is another mesh: the same counts, other "
+                       "MISSING [regression] (NEW's mesh 'tet:3:rcm' is another mesh: the same counts, other "
                        "content (mesh_digest))"))
       << content.output;
   const std::string other_counts = edited_copy(folder, old_file, "other-counts.json", [&](ordered_json& runs) {
@@ -640,10 +663,10 @@ TEST(CompareCaseKey, AGeneratorSpecAndItsFileAreOneMesh) {
   const CommandResult counts = compare_files(old_spec, other_counts);
   EXPECT_EQ(counts.exit_code, 1) << counts.output;
   const auto n_edges = spec_run.at("n_edges").get<std::int64_t>();
-  EXPECT_TRUE(
-      contains(counts.output, fmt::format("MISSING (NEW's mesh 'tet:3:rcm' is another mesh: n_edges {} in BASE, "
-                                          "{} in NEW)",
-                                          n_edges, n_edges + 1)))
+  EXPECT_TRUE(contains(counts.output,
+                       fmt::format("MISSING [regression] (NEW's mesh 'tet:3:rcm' is another mesh: n_edges {} in BASE, "
+                                   "{} in NEW)",
+                                   n_edges, n_edges + 1)))
       << counts.output;
   EXPECT_TRUE(contains(counts.output, fmt::format("new (BASE's mesh 'tet:3:rcm' is another mesh: n_edges {} in NEW, "
                                                   "{} in BASE)",
@@ -660,7 +683,8 @@ TEST(CompareCaseKey, RanksArePartOfTheKeyAndTheVerdictSaysSo) {
   });
   const CommandResult result = compare_files(ci_sweep().json, two_ranks);
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  EXPECT_TRUE(contains(result.output, "MISSING (differs only in ranks: NEW ran it on 2 ranks)")) << result.output;
+  EXPECT_TRUE(contains(result.output, "MISSING [regression] (differs only in ranks: NEW ran it on 2 ranks)"))
+      << result.output;
   EXPECT_TRUE(contains(result.output, "ranks=2")) << result.output;
   EXPECT_TRUE(contains(result.output, "new (differs only in ranks: BASE ran it on 1 rank)")) << result.output;
 }
@@ -989,6 +1013,7 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "mesh_digest",
                                            "variant",
                                            "backend",
+                                           "emulates",
                                            "mode",
                                            "orientation",
                                            "residual",
@@ -1198,6 +1223,20 @@ TEST(PlotBench, RendersEveryChartFromTheSampleResults) {
     ASSERT_TRUE(std::filesystem::exists(png)) << chart << " missing\n" << read_text(log);
     EXPECT_GT(std::filesystem::file_size(png), 1000u) << chart;
   }
+
+  // Drawn again into the same folder: refused, naming --force, every chart left as it was; with --force replaced.
+  const std::filesystem::path roofline = std::filesystem::path(folder.file("plots")) / "roofline.png";
+  std::ofstream(roofline, std::ios::binary | std::ios::trunc) << "a chart of the user's";
+  const int refused = std::system(command.c_str());
+  EXPECT_NE(refused, 0) << read_text(log);
+  EXPECT_TRUE(contains(read_text(log), "exists")) << read_text(log);
+  EXPECT_TRUE(contains(read_text(log), "--force")) << read_text(log);
+  EXPECT_EQ(read_text(roofline.string()), "a chart of the user's");
+  const std::string forced = command.substr(0, command.find(" > ")) + " --force" + command.substr(command.find(" > "));
+  ASSERT_EQ(std::system(forced.c_str()), 0) << read_text(log);
+  EXPECT_GT(std::filesystem::file_size(roofline), 1000u);
+  for (const auto& entry : std::filesystem::directory_iterator(folder.file("plots")))
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
 }
 
 }  // namespace

@@ -584,14 +584,16 @@ std::string format_comparison(const ResultFile& base, const ResultFile& candidat
     auto ms = [](const std::optional<double>& t) { return t ? fmt::format("{:.4f}", *t) : std::string("-"); };
     const std::string change =
         c.base_ms && c.new_ms && *c.base_ms > 0 ? fmt::format("{:+.1f}%", 100.0 * (*c.new_ms / *c.base_ms - 1.0)) : "-";
-    out += fmt::format("{:<{}} {:>11} {:>11} {:>8}  {}{}\n", keys[k], width, ms(c.base_ms), ms(c.new_ms), change,
-                       to_string(c.change), c.detail.empty() ? "" : " (" + printable(c.detail) + ")");
+    out += fmt::format("{:<{}} {:>11} {:>11} {:>8}  {}{}{}\n", keys[k], width, ms(c.base_ms), ms(c.new_ms), change,
+                       to_string(c.change), c.regression ? " [regression]" : "",
+                       c.detail.empty() ? "" : " (" + printable(c.detail) + ")");
   }
   std::string summary;
   for (const auto& [change, n] : counts)
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, to_string(change));
-  out += fmt::format("\n{} cases ({}); time tolerance {:.3g}%: {} regression{}\n", report.cases.size(), summary,
-                     100.0 * options.time_tolerance, report.regressions, report.regressions == 1 ? "" : "s");
+  out += fmt::format("\n{} cases ({}); time tolerance {:.3g}%: {} regression{}{}\n", report.cases.size(), summary,
+                     100.0 * options.time_tolerance, report.regressions, report.regressions == 1 ? "" : "s",
+                     report.regressions > 0 ? " (marked [regression])" : "");
   return out;
 }
 
