@@ -733,7 +733,7 @@ cmd_node() {
   if [[ -f "$folder/results.json" ]]; then
     if /usr/bin/python3 -c 'import matplotlib, numpy' 2>/dev/null; then
       fluxjac_step "plots: $folder/plots"
-      /usr/bin/python3 scripts/plot_bench.py "$folder/results.json" --out "$folder/plots" || true
+      /usr/bin/python3 scripts/plot_bench.py "$folder/results.json" --out "$folder/plots" --force || true
     else
       fluxjac_step "plots: SKIPPED (/usr/bin/python3 lacks matplotlib/numpy; run scripts/plot_bench.py elsewhere)"
     fi

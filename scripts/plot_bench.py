@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Charts of fluxjac benchmark results (the JSON of `fluxjac bench --json`, layout in docs/bench-json.md).
 
-    /usr/bin/python3 scripts/plot_bench.py RESULTS.json [MORE.json ...] [--out DIR]
+    /usr/bin/python3 scripts/plot_bench.py RESULTS.json [MORE.json ...] [--out DIR] [--force]
 
-Writes into DIR (default: plots/) one PNG per chart that the results hold data for:
+Writes into DIR (default: plots/) one PNG per chart that the results hold data for (a chart that exists there is
+refused unless --force, and then replaced atomically):
 
   time-vs-paper.png        assembly time per variant beside the paper's V100 (Zubair et al., HiPC 2023, Table II),
                            times scaled per edge to the paper's 5.97M-edge mesh
@@ -35,6 +36,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import textwrap
 from collections import OrderedDict, defaultdict
 
@@ -155,7 +157,7 @@ def mesh_name(mesh):
 
 def mesh_caption(runs, mesh):
     r = next(r for r in runs if r["mesh"] == mesh)
-    return f"mesh {mesh_name(mesh)}: {r['n_edges'] / 1e6:.2f}M edges, {r['n_nodes'] / 1e6:.2f}M nodes"
+    return f"mesh {mesh_name(mesh)}: {edges_text(r['n_edges'])} edges, {edges_text(r['n_nodes'])} nodes"
 
 
 def provenance(runs):
@@ -176,12 +178,30 @@ def provenance(runs):
 
 
 def save(fig, out, name, written, runs):
-    """Writes the chart with the provenance of `runs` (the runs it draws) as its footer."""
+    """Adds the chart, with the provenance of `runs` (the runs it draws) as its footer, to those to write: `written`
+    holds (path, figure) until write_charts writes them all."""
     fig.text(0.5, 0.0, provenance(runs), ha="center", va="top", fontsize=7, color="0.25")
-    path = os.path.join(out, name)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    written.append(path)
+    written.append((os.path.join(out, name), fig))
+
+
+def write_charts(charts, force):
+    """Writes every chart, each atomically (a temporary file in its folder, then renamed), after refusing the lot if
+    any of them exists and `force` is not set, so that nothing is replaced silently and nothing half written."""
+    existing = [path for path, _ in charts if os.path.lexists(path)]
+    if existing and not force:
+        more = f" (and {len(existing) - 1} more charts)" if len(existing) > 1 else ""
+        sys.exit(f"plot_bench.py: {existing[0]} exists{more}; pass --force to replace the charts, or choose another --out")
+    for path, fig in charts:
+        handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp-", suffix=".png",
+                                             dir=os.path.dirname(path) or ".")
+        os.close(handle)
+        try:
+            fig.savefig(temporary, dpi=120, bbox_inches="tight")
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        plt.close(fig)
 
 
 def skip(name, why):
@@ -759,16 +779,18 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("results", nargs="+", help="result JSON files of 'fluxjac bench --json'")
     parser.add_argument("--out", default="plots", help="folder for the PNG files (default: plots)")
+    parser.add_argument("--force", action="store_true", help="replace charts that exist in --out (else refused)")
     args = parser.parse_args()
     runs = load(args.results)
-    os.makedirs(args.out, exist_ok=True)
-    written = []
+    charts = []
     for chart in CHARTS:
-        chart(runs, args.out, written)
-    for path in written:
-        print(path)
-    if not written:
+        chart(runs, args.out, charts)
+    if not charts:
         sys.exit("plot_bench.py: the results hold data for no chart")
+    os.makedirs(args.out, exist_ok=True)
+    write_charts(charts, args.force)
+    for path, _ in charts:
+        print(path)
 
 
 if __name__ == "__main__":
