@@ -408,6 +408,83 @@ TEST(CliRun, WritesCsvAndJsonReports) {
   expect_all(read_text(json), {"\"runs\"", "\"variant\": \"reference\"", "\"validation\"", "\"passed\": true"});
 }
 
+// ---- the GPU variants' CPU emulation (NAME:cpu) ------------------------------------------------------------------
+
+TEST(CliEmulation, EveryGpuVariantRunsOnTheCpuValidatedAndLabelled) {
+  const TempDir folder;
+  const std::string json = folder.file("runs.json"), csv = folder.file("runs.csv");
+  const CommandResult result =
+      quick_run(fmt::format("--variant all:cpu --transpose --residual --json {} --csv {}", quoted(json), quoted(csv)));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const char* name : {"hd:cpu", "dn5_2:cpu", "dn_10:cpu", "dn_2:cpu", "dn_5:cpu", "edn5_2:cpu", "edn_5:cpu"})
+    EXPECT_TRUE(std::regex_search(result.output, std::regex(std::string("\\n") + name + " +full +A\\^T +node .*PASS")))
+        << name << "\n"
+        << result.output;
+  expect_all(result.output, {"7 cases: 7 ran", "CPU emulations of the GPU variants",
+                             "NAME:cpu: the CPU emulation of GPU variant NAME; its times are not GPU performance"});
+  // Times, but no throughput held against a device, no ratio to hd: an emulation's time is not a GPU figure.
+  const std::string text = read_text(json);
+  expect_all(text, {"\"variant\": \"hd:cpu\"", "\"emulates\": \"hd\"", "\"backend\": \"cpu\""});
+  const std::map<std::string, std::string> row = first_csv_row(csv);
+  EXPECT_EQ(column(row, "gb_per_s"), "") << read_text(csv);
+  EXPECT_EQ(column(row, "roofline_fraction"), "") << read_text(csv);
+  EXPECT_EQ(column(row, "time_relative_to_hd"), "") << read_text(csv);
+  EXPECT_NE(column(row, "median_ms"), "") << read_text(csv);
+}
+
+TEST(CliEmulation, BothStrategiesRunAndTheTableOfModesRefusesTheSplit) {
+  const CommandResult strategies = quick_run("--variant hd:cpu --assembly edge,node");
+  ASSERT_EQ(strategies.exit_code, 0) << strategies.output;
+  EXPECT_TRUE(contains(strategies.output, "2 cases: 2 ran")) << strategies.output;
+  for (const char* strategy : {"edge", "node"})
+    EXPECT_TRUE(
+        std::regex_search(strategies.output, std::regex(std::string("\\nhd:cpu +full +") + strategy + " .*PASS")))
+        << strategy << "\n"
+        << strategies.output;
+  const CommandResult split = quick_run("--variant hd:cpu --mode compute-only");
+  EXPECT_EQ(split.exit_code, 3) << split.output;
+  EXPECT_TRUE(contains(split.output, "variant 'hd:cpu' runs only in mode 'full'")) << split.output;
+}
+
+TEST(CliEmulation, AGpuVariantThatCannotRunNamesItsEmulationAndAMisspellingIsNamed) {
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present: every GPU variant runs";
+  const CommandResult gpu = quick_run("--variant hd");
+  EXPECT_EQ(gpu.exit_code, 3) << gpu.output;
+  EXPECT_TRUE(contains(gpu.output, "hd:cpu")) << gpu.output;
+  const CommandResult typo = quick_run("--variant hd:cpy");
+  EXPECT_EQ(typo.exit_code, 3) << typo.output;
+  EXPECT_TRUE(contains(typo.output, "did you mean 'hd:cpu'?")) << typo.output;
+}
+
+TEST(CliEmulation, SeveralVariantsWriteOneFileEachAndOnlyThoseFilesAreChecked) {
+  const TempDir folder;
+  const std::string output = folder.file("J.h5");
+  // J.h5 itself is not written with several variants, so an existing J.h5 is no reason to refuse.
+  std::ofstream(output) << "the user's own J.h5";
+  const CommandResult written = quick_run(fmt::format("--variant hd:cpu,dn5_2:cpu -o {}", quoted(output)));
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  EXPECT_EQ(read_text(output), "the user's own J.h5");
+  EXPECT_TRUE(std::filesystem::exists(folder.file("J-hd-cpu.h5"))) << written.output;
+  EXPECT_TRUE(std::filesystem::exists(folder.file("J-dn5_2-cpu.h5"))) << written.output;
+  // One of the files it would write exists: refused before any work, naming it, and nothing written.
+  std::filesystem::remove(folder.file("J-dn5_2-cpu.h5"));
+  const auto before = std::filesystem::last_write_time(folder.file("J-hd-cpu.h5"));
+  const CommandResult refused = quick_run(fmt::format("--variant hd:cpu,dn5_2:cpu -o {}", quoted(output)));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_TRUE(contains(refused.output, "J-hd-cpu.h5")) << refused.output;
+  EXPECT_TRUE(contains(refused.output, "--force")) << refused.output;
+  EXPECT_FALSE(contains(refused.output, "[case 1/")) << refused.output;
+  EXPECT_FALSE(std::filesystem::exists(folder.file("J-dn5_2-cpu.h5")));
+  EXPECT_EQ(std::filesystem::last_write_time(folder.file("J-hd-cpu.h5")), before);
+}
+
+TEST(CliEmulation, TheSolveRunsOnAnEmulatedAssembly) {
+  const CommandResult result =
+      run_fluxjac(fmt::format("solve -q --mesh {} --variant dn5_2:cpu --cfl 10", quoted(small_mesh())));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(std::regex_search(result.output, std::regex("dn5_2:cpu +10 +pbjacobi .* yes"))) << result.output;
+}
+
 // ---- TOML configs -----------------------------------------------------------------------------------------------
 
 TEST(CliConfig, FileSetsOptionsAndTheCommandLineOverridesThem) {

@@ -290,8 +290,9 @@ TEST_P(ResidualInTheSamePass, MatchesTheReferenceAndLeavesTheJacobianAsItWas) {
       const Comparison same = compare_jacobians(pattern, with, pattern, without);
       EXPECT_LE(same.adiag_error, 1e-14) << what;
       EXPECT_LE(same.aoff_error, 1e-7) << what;
-      if (strategy() == AssemblyStrategy::kNode)  // no atomics: R summed in row order, the same bits every time
+      if (strategy() == AssemblyStrategy::kNode) {  // no atomics: R summed in row order, the same bits every time
         EXPECT_TRUE(test::bitwise_equal(with.residual, run(true).residual)) << what;
+      }
     }
   }
 }

@@ -130,7 +130,8 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
   RunRecord record;
   record.mesh = mesh.summary;
   record.variant = *info;
-  if (info->backend == Backend::kCuda) record.assembly = resolve_strategy(request.assembly.strategy, *info);
+  if (info->backend == Backend::kCuda || !info->emulates.empty())
+    record.assembly = resolve_strategy(request.assembly.strategy, *info);
   record.mode = request.assembly.mode;
   record.orientation = request.assembly.orientation;
   record.residual = request.assembly.residual;

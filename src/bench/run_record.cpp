@@ -145,6 +145,7 @@ void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& devic
   const bool gpu = record.variant.backend == Backend::kCuda;
   const WorkEstimate work = estimate_work(work_case_of(record), gpu ? device : std::nullopt);
   record.ns_per_edge = seconds * 1e9 / static_cast<double>(record.mesh.n_edges);
+  if (!record.variant.emulates.empty()) return;  // a CPU emulation's time is held against nothing
   record.gbytes_per_s = work.bytes / seconds / 1e9;
   record.gflops_per_s = work.flops / seconds / 1e9;
   // The work model is that of the whole assembly: a Table IV mode that leaves out a stage has no floor of its own.
@@ -158,9 +159,10 @@ void relate_to_hd(std::vector<RunRecord>& records) {
     if (r.status != CaseStatus::kOk) continue;
     double hd_ms = 0.0;
     for (const RunRecord& hd : records)
-      if (hd.variant.seeding == Seeding::kAnalytic && hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name &&
-          hd.mode == r.mode && hd.orientation == r.orientation && hd.residual == r.residual &&
-          hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
+      if (hd.variant.seeding == Seeding::kAnalytic && hd.variant.emulates.empty() && r.variant.emulates.empty() &&
+          hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name && hd.mode == r.mode &&
+          hd.orientation == r.orientation && hd.residual == r.residual && hd.assembly_ms.median > 0.0 &&
+          (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
         hd_ms = hd.assembly_ms.median;
     if (hd_ms > 0.0) r.time_relative_to_hd = r.assembly_ms.median / hd_ms;
   }
@@ -198,6 +200,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"mesh_digest", r.mesh.digest ? ordered_json(digest_text(*r.mesh.digest)) : ordered_json()},
          {"variant", r.variant.name},
          {"backend", to_string(r.variant.backend)},
+         {"emulates", r.variant.emulates.empty() ? ordered_json() : ordered_json(r.variant.emulates)},
          {"mode", to_string(r.mode)},
          {"orientation", to_string(r.orientation)},
          {"residual", r.residual},
@@ -216,8 +219,8 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"model_bytes", work.bytes},
          {"model_flops", work.flops},
          {"model_fp64_instructions", work.fp64_instructions},
-         {"gb_per_s", if_ok(r.gbytes_per_s)},
-         {"gflop_per_s", if_ok(r.gflops_per_s)},
+         {"gb_per_s", r.variant.emulates.empty() ? if_ok(r.gbytes_per_s) : ordered_json()},
+         {"gflop_per_s", r.variant.emulates.empty() ? if_ok(r.gflops_per_s) : ordered_json()},
          {"roofline_fraction", r.roofline_fraction > 0 ? ordered_json(r.roofline_fraction) : ordered_json()},
          {"time_relative_to_hd", r.time_relative_to_hd > 0 ? ordered_json(r.time_relative_to_hd) : ordered_json()},
          {"resources", resources},

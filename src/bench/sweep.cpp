@@ -18,7 +18,7 @@ namespace fluxjac {
 namespace {
 
 const VariantInfo& variant_info(const std::string& name) {
-  static const std::vector<VariantInfo> infos = Registry::instance().list();
+  static const std::vector<VariantInfo> infos = Registry::instance().list(true);
   for (const VariantInfo& info : infos)
     if (info.name == name) return info;
   Registry::instance().create(name);  // throws the registry's message naming the known variants
@@ -66,9 +66,10 @@ std::string needs_gpu(const std::vector<std::string>& variants, const GpuUnavail
   std::vector<std::string> quoted;
   for (const std::string& name : variants) quoted.push_back("'" + name + "'");
   return fmt::format(
-      "variant{} {} need{} a GPU: {}; select CPU variants (e.g. --variant reference; 'fluxjac list') "
-      "or run on a GPU node",
-      variants.size() == 1 ? "" : "s", fmt::join(quoted, ", "), variants.size() == 1 ? "s" : "", no_gpu.detail);
+      "variant{} {} need{} a GPU: {}; select CPU variants (e.g. --variant reference, or {}{}, the CPU emulation; "
+      "'fluxjac list') or run on a GPU node",
+      variants.size() == 1 ? "" : "s", fmt::join(quoted, ", "), variants.size() == 1 ? "s" : "", no_gpu.detail,
+      variants.front(), kEmulationSuffix);
 }
 
 }  // namespace
@@ -131,7 +132,10 @@ SweepPlan plan_sweep(const SweepConfig& config) {
   if (!options.validate && (options.tolerances.adiag != defaults.adiag || options.tolerances.aoff != defaults.aoff))
     plan.notes.push_back("--adiag-tolerance and --aoff-tolerance have no effect with --no-validate");
   const bool tuned = strategies != std::vector{AssemblyStrategy::kAuto} || units_per_block != std::vector{0};
-  if (tuned && !any_gpu)
+  const auto has_strategies = [&](const std::string& name) {
+    return is_gpu(name) || !variant_info(name).emulates.empty();
+  };
+  if (tuned && !std::any_of(variants.begin(), variants.end(), has_strategies))
     plan.notes.push_back(fmt::format("--assembly and --edges-per-block tune GPU variants only: no effect on {}",
                                      fmt::join(variants, ", ")));
   if (all_asked) {
@@ -143,6 +147,15 @@ SweepPlan plan_sweep(const SweepConfig& config) {
           fmt::format("'all' means the variants this build can run: {} (built without CUDA, so not {})",
                       fmt::join(variants, ", "), fmt::join(not_built, ", ")));
   }
+  std::vector<std::string> emulations;
+  std::copy_if(variants.begin(), variants.end(), std::back_inserter(emulations),
+               [](const std::string& name) { return !variant_info(name).emulates.empty(); });
+  if (!emulations.empty())
+    plan.notes.push_back(fmt::format(
+        "{}: CPU emulation{} of the GPU variant{}, {} lanes one by one in the kernels' assembly order on the CPU; "
+        "validated like the GPU runs, but {} times say nothing of GPU performance",
+        fmt::join(emulations, ", "), emulations.size() == 1 ? "" : "s", emulations.size() == 1 ? "" : "s",
+        emulations.size() == 1 ? "its" : "their", emulations.size() == 1 ? "its" : "their"));
   // Said once here; each skipped case's row carries the brief reason.
   if (!no_gpu.brief.empty())
     plan.notes.push_back(
@@ -160,7 +173,7 @@ SweepPlan plan_sweep(const SweepConfig& config) {
       std::vector<AssemblyStrategy> variant_strategies;
       for (AssemblyStrategy strategy : strategies)
         add_unique(variant_strategies, resolve_strategy(strategy, variant_info(variant)));
-      if (!gpu) variant_strategies.resize(1);
+      if (!has_strategies(variant)) variant_strategies.resize(1);
       const std::vector<int> variant_units = gpu ? units_per_block : std::vector{0};
       for (AssemblyStrategy strategy : variant_strategies)
         for (int units : variant_units)
@@ -197,6 +210,8 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
                                   to_string(sweep_case.assembly.mode));
   if (sweep_case.assembly.orientation == Orientation::kTransposed) label += " A^T";
   if (sweep_case.assembly.residual) label += " +R";
+  if (!variant_info(sweep_case.variant).emulates.empty())
+    label += fmt::format(" {}", to_string(sweep_case.assembly.strategy));
   if (variant_info(sweep_case.variant).backend == Backend::kCuda) {
     const int units = sweep_case.assembly.edges_per_block;
     label += fmt::format(" {} epb={}", to_string(sweep_case.assembly.strategy),

@@ -73,6 +73,7 @@ nlohmann::ordered_json variant_json(const VariantInfo& info, const std::optional
       {"seeding", to_string(info.seeding)},
       {"preferred_assembly", gpu_variant ? nlohmann::ordered_json(to_string(info.preferred_assembly)) : nullptr},
       {"available", info.available},
+      {"cpu_emulation", gpu_variant ? nlohmann::ordered_json(info.name + std::string(kEmulationSuffix)) : nullptr},
       {"fp64_per_edge", info.work.fp64_per_edge},
       {"fp64_instructions_per_edge", fp64_instructions(info.work.ops.per_thread)},
       {"fp64_ops", ops_json(info.work.ops.per_thread)},
@@ -143,6 +144,11 @@ int print_table(const std::vector<VariantInfo>& infos, bool gpu) {
       "docs/performance.md, section \"Work model\", defines both.\n",
       kPaperNodesPerEdge);
   const bool any_unbuilt = std::any_of(infos.begin(), infos.end(), [](const auto& i) { return !i.available; });
+  fmt::print(
+      "\nEvery GPU variant NAME also runs on the CPU as NAME{} (--variant hd{}, or all{}): its CPU emulation, "
+      "the lanes one by one in the kernels' assembly order,\nvalidated like the GPU runs; its times say nothing "
+      "of GPU performance.\n",
+      kEmulationSuffix, kEmulationSuffix, kEmulationSuffix);
   if (any_unbuilt)
     fmt::print("\ncuda* = not built: this fluxjac was built without CUDA (its lane mapping is still tested).\n");
   else if (!gpu)

@@ -1,5 +1,6 @@
 // fluxjac run: assemble a mesh's Jacobian with one or more variants, time, validate, report. It is the sweep
 // of one mesh (cli/sweep_command.hpp), with a state file, a stored reference and the Jacobian file as extras.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -27,7 +28,7 @@ struct RunOptions {
 };
 
 /// Where --output puts the Jacobian of each variant: the path itself for one case; with several variants (one full
-/// case each), J.h5 becomes J-hd.h5, J-dn_10.h5, ...
+/// case each), J.h5 becomes J-hd.h5, J-dn_10.h5, ... (J-hd-cpu.h5 for hd:cpu: no colon in a file name).
 std::map<std::string, std::string> output_files(const SweepPlan& plan, const std::string& output) {
   std::map<std::string, std::string> files;
   if (output.empty()) return files;
@@ -43,8 +44,11 @@ std::map<std::string, std::string> output_files(const SweepPlan& plan, const std
   }
   if (files.size() > 1) {
     const std::filesystem::path path(output);
-    for (auto& [variant, file] : files)
-      file = (path.parent_path() / (path.stem().string() + "-" + variant + path.extension().string())).string();
+    for (auto& [variant, file] : files) {
+      std::string suffix = variant;
+      std::replace(suffix.begin(), suffix.end(), ':', '-');
+      file = (path.parent_path() / (path.stem().string() + "-" + suffix + path.extension().string())).string();
+    }
   }
   return files;
 }
@@ -57,12 +61,11 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
   // meets the others in the sweep's first collective (ranks/communicator.hpp).
   const SweepPlan plan = plan_sweep(sweep);
   check_some_case_runs(plan);
+  // The Jacobian files are known once the plan is: J.h5 itself for one variant, J-hd.h5, ... for several.
   const std::map<std::string, std::string> outputs = output_files(plan, options.output);
-  if (outputs.size() > 1) {
-    std::vector<OutputPath> checked;
-    for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
-    check_output_paths(inputs, checked);
-  }
+  std::vector<OutputPath> checked{{"--csv", options.reports.csv, true}, {"--json", options.reports.json, true}};
+  for (const auto& [variant, file] : outputs) checked.push_back({"--output", file});
+  check_output_paths(inputs, checked);
   print_notes(plan);
 
   SweepObserver observer = progress_observer(plan, options.quiet, options.reports);
@@ -107,9 +110,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                                             {"--mesh", options->mesh},
                                             {"--state", options->sweep.state},
                                             {"--reference", options->sweep.reference}};
-        check_output_paths(inputs, {{"--output", options->output},
-                                    {"--csv", options->reports.csv, true},
-                                    {"--json", options->reports.json, true}});
+        check_output_paths(inputs, {{"--csv", options->reports.csv, true}, {"--json", options->reports.json, true}});
         return run(*options, inputs);
       });
   add_config_option(*run_app);

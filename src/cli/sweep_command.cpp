@@ -78,7 +78,9 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
       .add_option("--variant,--variants", options.variants,
                   std::string("variant names, comma-separated or repeated (see 'fluxjac list'), or 'all': every "
                               "variant this machine can run, GPU variants listed as skipped where there is no GPU") +
-                      (cpu_only_build ? " (this CPU-only build: the reference only)" : ""))
+                      (cpu_only_build ? " (this CPU-only build: the reference only)" : "") +
+                      "; NAME:cpu (or all:cpu) runs GPU variant NAME's CPU emulation, anywhere: validated like the "
+                      "GPU runs, its times not meaningful for performance")
       ->delimiter(',')
       ->capture_default_str();
   command
@@ -231,6 +233,10 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
                config.cases.tolerances.adiag, config.cases.tolerances.aoff,
                config.cases.residual ? fmt::format(", residual {:.0e}", config.cases.tolerances.residual) : "",
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
+  if (speak &&
+      std::any_of(records.begin(), records.end(), [](const RunRecord& r) { return !r.variant.emulates.empty(); }))
+    fmt::print(out, "NAME{}: the CPU emulation of GPU variant NAME; its times are not GPU performance\n",
+               kEmulationSuffix);
   if (speak)
     fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed{}\n", records.size(),
                records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid, skipped_note);

@@ -35,6 +35,8 @@ void emulate_node_assembly(const VariantInfo& info, const EdgeMesh& mesh, const 
   const std::vector<block_offset> targets = node_entry_targets(pattern, orientation);
   std::vector<double> staged(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
   std::vector<double> staged_flux(static_cast<std::size_t>(pattern.nnz()) * kBlock);
+  // Each entry on its own (the sums below run in row order, so the result does not depend on the threads).
+#pragma omp parallel for schedule(static)
   for (block_offset k = 0; k < pattern.nnz(); ++k)
     info.emulate_node_entry(seen_from_row[k], &staged[k * kBlockEntries], &staged_flux[k * kBlock]);
   for (std::int64_t row = 0; row < pattern.n_nodes; ++row) {
@@ -69,4 +71,44 @@ void emulate_assembly(const VariantInfo& info, AssemblyStrategy strategy, const 
     emulate_node_assembly(info, mesh, state, pattern, orientation, jacobian);
 }
 
+// ---- NAME:cpu, the registered CPU emulation of every GPU variant ------------------------------------------
+namespace {
+
+class EmulatedVariant final : public Variant {
+ public:
+  explicit EmulatedVariant(VariantInfo info) : info_(std::move(info)) {}
+  const VariantInfo& info() const override { return info_; }
+
+  void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override {
+    mesh_ = &mesh;
+    state_ = state;  // its own copy: a many-rank run refreshes the ghost rows in it
+    pattern_ = &pattern;
+  }
+  void prepare(const AssemblyOptions& options) override {
+    if (options.mode != AssemblyMode::kFull)
+      fail(ExitCode::kUsage, "variant '{}' runs only in mode 'full' (the Table IV split is the GPU kernels')",
+           info_.name);
+    options_ = options;
+  }
+  void zero() override {}  // emulate_assembly starts every assembly from zeros (Jacobian::resize)
+  void assemble() override {
+    emulate_assembly(info_, options_.strategy, *mesh_, state_, *pattern_, options_.orientation, jacobian_,
+                     options_.residual);
+  }
+  std::unique_ptr<Stopwatch> stopwatch() const override { return std::make_unique<SteadyStopwatch>(); }
+  void fetch(Jacobian& out) override { out = jacobian_; }
+  StateBuffer state_buffer() override { return {state_.Q.data(), state_.n_nodes(), false}; }
+
+ private:
+  VariantInfo info_;
+  const EdgeMesh* mesh_ = nullptr;
+  FlowState state_;
+  const JacobianPattern* pattern_ = nullptr;
+  Jacobian jacobian_;
+  AssemblyOptions options_;
+};
+
+const EmulationRegistrar registrar([](const VariantInfo& info) { return std::make_unique<EmulatedVariant>(info); });
+
+}  // namespace
 }  // namespace fluxjac

@@ -18,12 +18,29 @@ Registry& Registry::instance() {
 
 void Registry::add(VariantInfo info, Factory factory) {
   if (contains(info.name)) fail(ExitCode::kRuntime, "variant '{}' registered twice", info.name);
+  if (info.backend == Backend::kCuda && info.emulate_edge_lanes && info.emulate_node_entry) {
+    VariantInfo emulation = info;
+    emulation.name = info.name + std::string(kEmulationSuffix);
+    emulation.emulates = info.name;
+    emulation.description = fmt::format(
+        "CPU emulation of {}: its lanes one by one, in its kernels' assembly order "
+        "(validated like it; times say nothing of the GPU)",
+        info.name);
+    emulation.backend = Backend::kCpu;
+    emulation.available = true;
+    // Set later, by the reference layer's static EmulationRegistrar: looked up when the emulation is created.
+    entries_.push_back({std::move(emulation), [this](const VariantInfo& of) {
+                          if (!emulation_factory_) fail(ExitCode::kRuntime, "no CPU emulation in this build");
+                          return emulation_factory_(of);
+                        }});
+  }
   entries_.push_back({std::move(info), std::move(factory)});
 }
 
-std::vector<VariantInfo> Registry::list() const {
+std::vector<VariantInfo> Registry::list(bool with_emulations) const {
   std::vector<VariantInfo> infos;
-  for (const auto& entry : entries_) infos.push_back(entry.info);
+  for (const auto& entry : entries_)
+    if (with_emulations || entry.info.emulates.empty()) infos.push_back(entry.info);
   std::sort(infos.begin(), infos.end(), [](const VariantInfo& a, const VariantInfo& b) {
     if (a.backend != b.backend) return a.backend == Backend::kCpu;
     return a.name < b.name;
@@ -45,18 +62,21 @@ std::unique_ptr<Variant> Registry::create(const std::string& name) const {
     if (!entry.info.available)
       fail(ExitCode::kUsage,
            "variant '{}' needs CUDA, but this fluxjac was built without it: rebuild with nvcc available "
-           "(-DFLUXJAC_CUDA=ON) and run on a machine with an NVIDIA GPU",
-           name);
+           "(-DFLUXJAC_CUDA=ON) and run on a machine with an NVIDIA GPU, or run its CPU emulation, {}{}",
+           name, name, kEmulationSuffix);
     return entry.factory(entry.info);
   }
   throw_unknown(name);
 }
 
 void Registry::throw_unknown(const std::string& name) const {
-  std::vector<std::string> names;
+  std::vector<std::string> names, every_name;
   for (const auto& info : list()) names.push_back(info.name);
-  fail(ExitCode::kUsage, "unknown variant '{}'{} (registered: {}; see 'fluxjac list')", name, did_you_mean(name, names),
-       fmt::join(names, ", "));
+  for (const auto& info : list(true)) every_name.push_back(info.name);
+  fail(ExitCode::kUsage,
+       "unknown variant '{}'{} (registered: {}, each GPU variant also as NAME{}, its CPU emulation; "
+       "see 'fluxjac list')",
+       name, did_you_mean(name, every_name), fmt::join(names, ", "), kEmulationSuffix);
 }
 
 std::vector<std::string> Registry::resolve(const std::vector<std::string>& names) const {
@@ -69,6 +89,9 @@ std::vector<std::string> Registry::resolve(const std::vector<std::string>& names
       if (name == "all") {
         for (const auto& info : list())
           if (info.available) add_unique(info.name);
+      } else if (name == "all" + std::string(kEmulationSuffix)) {
+        for (const auto& info : list(true))
+          if (!info.emulates.empty()) add_unique(info.name);
       } else {
         if (!contains(name)) throw_unknown(name);
         add_unique(name);
@@ -81,6 +104,10 @@ std::vector<std::string> Registry::resolve(const std::vector<std::string>& names
 
 VariantRegistrar::VariantRegistrar(VariantInfo info, Registry::Factory factory) {
   Registry::instance().add(std::move(info), std::move(factory));
+}
+
+EmulationRegistrar::EmulationRegistrar(Registry::Factory factory) {
+  Registry::instance().set_emulation_factory(std::move(factory));
 }
 
 }  // namespace fluxjac

@@ -88,6 +88,9 @@ struct VariantInfo {
   std::optional<GpuTuning> tuning;
   /// False for CUDA variants in a build without CUDA: listed and CPU-tested, but not runnable.
   bool available = true;
+  /// A CPU emulation (NAME:cpu, registered with every GPU variant): the GPU variant it runs on the CPU, its lanes one
+  /// by one in the GPU kernels' assembly order (reference/emulated_assembly.hpp). Empty for every other variant.
+  std::string emulates;
   /// The variant's lane mappings and seeding run on the CPU (GPU variants; empty for the reference).
   LaneEmulator emulate_edge_lanes;
   LaneEmulator emulate_node_lanes;
@@ -164,22 +167,29 @@ class Variant {
   virtual StateBuffer state_buffer() = 0;
 };
 
-/// \brief Name -> factory map filled by static VariantRegistrar objects (no central list to edit).
+/// The suffix that names a GPU variant's CPU emulation: hd:cpu.
+inline constexpr std::string_view kEmulationSuffix = ":cpu";
+
+/// \brief Name -> factory map filled by static VariantRegistrar objects (no central list to edit). Every GPU variant
+/// NAME comes with its CPU emulation NAME:cpu, made by the factory EmulationRegistrar sets (the reference layer's).
 class Registry {
  public:
   using Factory = std::function<std::unique_ptr<Variant>(const VariantInfo& info)>;
 
   static Registry& instance();
+  /// Adds the variant, and NAME:cpu with it when the variant has lanes to emulate.
   void add(VariantInfo info, Factory factory);
-  /// Registered variants: the CPU reference first, then by name.
-  std::vector<VariantInfo> list() const;
+  void set_emulation_factory(Factory factory) { emulation_factory_ = std::move(factory); }
+  /// Registered variants: the CPU reference first, then by name; the CPU emulations (NAME:cpu) only when asked for.
+  std::vector<VariantInfo> list(bool with_emulations = false) const;
   bool contains(const std::string& name) const;
   /// \brief The registered information of `name`; nullptr if no such variant is registered.
   const VariantInfo* find(const std::string& name) const;
   /// \brief Creates a variant; throws Error naming the registered variants if `name` is unknown or
   /// telling how to rebuild if it is not available in this build.
   std::unique_ptr<Variant> create(const std::string& name) const;
-  /// \brief Expands "all" (the variants available in this build) and comma-separated lists into names.
+  /// \brief Expands "all" (the variants available in this build), "all:cpu" (every GPU variant's CPU emulation) and
+  /// comma-separated lists into names.
   std::vector<std::string> resolve(const std::vector<std::string>& names) const;
 
  private:
@@ -189,11 +199,17 @@ class Registry {
     Factory factory;
   };
   std::vector<Entry> entries_;
+  Factory emulation_factory_;
 };
 
 /// \brief Registers a variant from a static object in the variant's own translation unit.
 struct VariantRegistrar {
   VariantRegistrar(VariantInfo info, Registry::Factory factory);
+};
+
+/// \brief Sets, from a static object, the factory of every NAME:cpu emulation (it receives the emulation's info).
+struct EmulationRegistrar {
+  explicit EmulationRegistrar(Registry::Factory factory);
 };
 
 }  // namespace fluxjac
