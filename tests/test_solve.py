@@ -8,8 +8,8 @@ docs/formats.md computed here from the mesh and state with NumPy; M = diag(s) (x
 file's own arrays has |M dQ + R| / |R| at most the tolerance (and the file's relative_residual says the same); dQ
 equals SciPy's direct solve (scipy.sparse.linalg.spsolve) of the same system to what the tolerance and the
 system's conditioning allow; a tighter tolerance takes more iterations and comes closer. Bad options (a CFL of 0,
--1 or nan, a restart of 0, a tolerance of 0 or 1, an unknown preconditioner) are refused with one line, exit 3
-(usage), and nothing written. Exits 77
+-1 or nan, a restart of 0, a tolerance of 0 or 1, an unknown preconditioner, --cusparse with a variant that solves
+on the host) are refused with one line, exit 3 (usage), and nothing written. Exits 77
 (ctest: skipped) when /usr/bin/python3 has no SciPy or h5py.
 """
 
@@ -117,6 +117,12 @@ def check_bad_options(fluxjac):
         lines = result.stderr.strip().splitlines()
         check(len(lines) == 1 and option in lines[0] and words in lines[0] and not output.exists(),
               f"{option} {value}: one line naming it ({lines[-1] if lines else ''}), exit 3 (usage), nothing written")
+    # cuSPARSE's product is timed beside the GPU solve's: a variant that solves on the host is refused.
+    result = run(fluxjac, "solve", "-q", "--mesh", "mixed-3-rcm.h5", "--variant", "reference", "--cusparse",
+                 "-o", output, expect=3)
+    lines = result.stderr.strip().splitlines()
+    check(len(lines) == 1 and "--cusparse" in lines[0] and "reference" in lines[0] and not output.exists(),
+          f"--cusparse with the reference: one line naming both ({lines[-1] if lines else ''}), exit 3, nothing written")
 
 
 def main():

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "ranks/communicator.hpp"
+#include "registry/registry.hpp"
 #include "solve/device_solve.hpp"
 #include "solve/solve_step.hpp"
 #include "util/atomic_output.hpp"
@@ -43,10 +44,23 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
              assembly.variant.name, options.solve.cfl, options.solve.preconditioner, assembly.assembly_ms.median,
              outcome.setup_ms, krylov.iterations, per_iteration, outcome.product_ms, outcome.solve_ms,
              outcome.relative_residual, krylov.converged ? "yes" : "NO");
+  // --cusparse: cuSPARSE's product of the same M and x per precision, and how many times faster fluxjac's is.
+  if (!outcome.cusparse.empty())
+    fmt::print("{:<24} {:>10} {:>8} {:>10}  {}\n", "cusparse", "product ms", "speedup", "rel. diff.",
+               "types (cusparseSpMV, BSR)");
+  for (const CusparseProduct& product : outcome.cusparse) {
+    if (product.product_ms)
+      fmt::print("{:<24} {:>10.4f} {:>7.2f}x {:>10.2e}  matrix {}, vectors {}, compute {}\n", product.precision,
+                 *product.product_ms, *product.product_ms / outcome.product_ms, product.relative_difference,
+                 product.matrix, product.vectors, product.compute);
+    else
+      fmt::print("{:<24} {:>10} {:>8} {:>10}  none accepted\n", product.precision, "-", "-", "-");
+    for (const std::string& refusal : product.refused) fmt::print("  refused: {}\n", refusal);
+  }
   if (options.json.empty()) return;
   nlohmann::ordered_json history = nlohmann::ordered_json::array();
   for (const double value : krylov.history) history.push_back(value);
-  const nlohmann::ordered_json document = {
+  nlohmann::ordered_json document = {
       {"schema", "fluxjac-solve"},
       {"schema_version", 1},
       {"fluxjac", {{"version", kVersion}, {"git_revision", kGitRevision}}},
@@ -72,8 +86,28 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
       {"solve_ms", outcome.solve_ms},
       {"ms_per_iteration", per_iteration},
       {"product_ms", outcome.product_ms},
-      {"relative_residual", outcome.relative_residual},
-      {"history", history}};
+      {"relative_residual", outcome.relative_residual}};
+  if (!outcome.cusparse.empty()) {
+    nlohmann::ordered_json ms, speedup, difference, types, refused = nlohmann::ordered_json::object();
+    for (const CusparseProduct& product : outcome.cusparse) {
+      const std::string& key = product.precision;
+      const auto if_run = [&](nlohmann::ordered_json value) {
+        return product.product_ms ? value : nlohmann::ordered_json();
+      };
+      const double product_ms = product.product_ms.value_or(0.0);
+      ms[key] = if_run(product_ms);
+      speedup[key] = if_run(product_ms / outcome.product_ms);
+      difference[key] = if_run(product.relative_difference);
+      types[key] = if_run({{"matrix", product.matrix}, {"vectors", product.vectors}, {"compute", product.compute}});
+      if (!product.refused.empty()) refused[key] = product.refused;
+    }
+    document["cusparse_ms"] = ms;
+    document["cusparse_speedup"] = speedup;
+    document["cusparse_relative_difference"] = difference;
+    document["cusparse_types"] = types;
+    document["cusparse_refused"] = refused;
+  }
+  document["history"] = history;
   write_text_output(options.json, document.dump(2) + "\n");
 }
 
@@ -90,6 +124,17 @@ int solve(const SolveCommandOptions& options) {
     variant = gpu_available() ? "hd" : "reference";
     if (variant == "reference")
       say(note, fmt::format("no GPU ({}): the CPU reference assembles", gpu_unavailable().brief));
+  }
+  // --cusparse: cuSPARSE's product is timed beside the GPU solve's.
+  const VariantInfo* info = Registry::instance().find(variant);
+  if (options.solve.cusparse && info && info->backend != Backend::kCuda) {
+    if (options.variant.empty())
+      fail(ExitCode::kRuntime, "--cusparse times cuSPARSE's product on the GPU: no GPU here ({})",
+           gpu_unavailable().brief);
+    fail(ExitCode::kUsage,
+         "--cusparse times cuSPARSE's product on the GPU, but variant {} solves on the host: choose a GPU variant "
+         "(e.g. --variant hd)",
+         variant);
   }
   const MeshSource source = resolve_mesh_source(options.mesh, options.cache);
   ensure_mesh_file(source, note);
@@ -173,6 +218,10 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   command->add_option("--max-iterations", options->solve.krylov.max_iterations, "FGMRES iterations at most")
       ->capture_default_str();
+  command->add_flag("--cusparse", options->solve.cusparse,
+                    "after a GPU solve, time cuSPARSE's product of the same M (cusparseSpMV on one BSR matrix) in "
+                    "three precisions beside fluxjac's: float32 matrix with float64 vectors, float64, float32; needs "
+                    "device memory for the largest of them (float64: 200 bytes per block of M)");
   command->add_option("--warmup", options->warmup, "untimed assemblies first")->capture_default_str();
   command->add_option("--reps", options->reps, "timed assemblies (the median is reported)")->capture_default_str();
   command->add_option("--cache", options->cache, "folder of generated meshes")->capture_default_str();

@@ -1,9 +1,12 @@
-// fluxjac — CUDA-event timing of default-stream work: the GPU variants' stopwatch, and the device probe's timer.
+// fluxjac — CUDA-event timing of default-stream work: the GPU variants' stopwatch, the device probe's timer and the
+// solve's product times.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "gpu/cuda_check.hpp"
 #include "registry/stopwatch.hpp"
@@ -37,6 +40,22 @@ class EventTimer final : public Stopwatch {
  private:
   cudaEvent_t start_{}, stop_{};
 };
+
+/// \brief The median of `reps` runs of `work` (default-stream work: a launch, a library call), each timed by its own
+/// events, after `warmup` untimed runs: how the solve times one product y = M x, fluxjac's and cuSPARSE's alike.
+template <class Work>
+double median_event_ms(Work&& work, int warmup = 3, int reps = 20) {
+  std::vector<double> samples;
+  for (int k = 0; k < warmup + reps; ++k) {
+    EventTimer timer;
+    timer.start();
+    work();
+    timer.stop();
+    if (k >= warmup) samples.push_back(timer.elapsed_ms());
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
 
 /// \brief The most shared memory one block of a kernel may opt in to on the current device.
 inline std::size_t max_shared_bytes_per_block() {

@@ -1,12 +1,9 @@
 #include "solve/device_solve.hpp"
 
 #include <cublas_v2.h>
-#include <dlfcn.h>
 
-#include <algorithm>
 #include <climits>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,11 +13,10 @@
 #include "gpu/event_timer.hpp"
 #include "solve/block_inverse.hpp"
 #include "solve/block_system.hpp"
+#include "solve/cusparse_product.hpp"
 #include "solve/multicolor_gs.hpp"
+#include "solve/toolkit_library.hpp"
 #include "util/error.hpp"
-
-#define FLUXJAC_STRINGIFY_TEXT(x) #x
-#define FLUXJAC_STRINGIFY(x) FLUXJAC_STRINGIFY_TEXT(x)
 
 namespace fluxjac {
 namespace {
@@ -29,8 +25,8 @@ void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) fail(ExitCode::kRuntime, "{}: cuBLAS status {}", call, static_cast<int>(status));
 }
 
-/// \brief The cuBLAS calls of the solve, from the toolkit's library opened on first use rather than linked: loading
-/// cuBLAS (and cuBLASLt, which it needs) takes some 200 MB of memory at start-up, which every other command would pay.
+/// \brief The cuBLAS calls of the solve, from the toolkit's library opened on first use rather than linked
+/// (toolkit_library.hpp; cuBLAS also loads cuBLASLt).
 struct Cublas {
   decltype(&cublasCreate_v2) create;
   decltype(&cublasDestroy_v2) destroy;
@@ -46,21 +42,14 @@ struct Cublas {
 
  private:
   static Cublas load() {
-    constexpr const char* kLibrary = "libcublas.so." FLUXJAC_STRINGIFY(CUBLAS_VER_MAJOR);
-    void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
-    if (!library)
-      fail(ExitCode::kRuntime, "the GPU solve needs cuBLAS ({}, part of the CUDA toolkit): {}", kLibrary, dlerror());
-    const auto symbol = [&](auto& function, const char* name) {
-      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-      if (!function) fail(ExitCode::kRuntime, "{}: no {}", kLibrary, name);
-    };
+    const ToolkitLibrary library("libcublas.so." FLUXJAC_STRINGIFY(CUBLAS_VER_MAJOR), "cuBLAS", "the GPU solve");
     Cublas calls{};
-    symbol(calls.create, "cublasCreate_v2");
-    symbol(calls.destroy, "cublasDestroy_v2");
-    symbol(calls.scal, "cublasDscal_v2");
-    symbol(calls.nrm2, "cublasDnrm2_v2");
-    symbol(calls.gemv, "cublasDgemv_v2");
-    symbol(calls.axpy, "cublasDaxpy_v2");
+    library.bind(calls.create, "cublasCreate_v2");
+    library.bind(calls.destroy, "cublasDestroy_v2");
+    library.bind(calls.scal, "cublasDscal_v2");
+    library.bind(calls.nrm2, "cublasDnrm2_v2");
+    library.bind(calls.gemv, "cublasDgemv_v2");
+    library.bind(calls.axpy, "cublasDaxpy_v2");
     return calls;
   }
 };
@@ -309,19 +298,16 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   outcome.solve_ms = solve.elapsed_ms();
   FLUXJAC_CUDA_CHECK_LAUNCH();
 
-  // The product's time, the median of 20 after 3 untimed, into a scratch vector.
+  // The product's time, into a scratch vector; cuSPARSE's product of the same M compared with it and timed alike.
   DeviceArray<double> scratch;
   scratch.allocate(values);
-  std::vector<double> samples;
-  for (int k = 0; k < 23; ++k) {
-    EventTimer timer;
-    timer.start();
-    product(delta.data(), scratch.data());
-    timer.stop();
-    if (k >= 3) samples.push_back(timer.elapsed_ms());
+  outcome.product_ms = median_event_ms([&] { product(delta.data(), scratch.data()); });
+  FLUXJAC_CUDA_CHECK_LAUNCH();
+  if (options.cusparse) {
+    inverse.allocate(0);  // the preconditioner's blocks: room for cuSPARSE's matrices
+    const DeviceBlockMatrix matrix{n, pattern.nnz(), row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data()};
+    outcome.cusparse = time_cusparse_products(matrix, delta.data(), scratch.data());
   }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  outcome.product_ms = samples[samples.size() / 2];
 
   outcome.delta.resize(values);
   delta.download(outcome.delta.data());

@@ -2,6 +2,7 @@
 // M dQ = -R, the true residual recomputed, and the solve output (docs/formats.md, "Solve output").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct SolveOptions {
   std::string preconditioner = kBlockJacobi;
   int sweeps = 2;  ///< Gauss-Seidel sweeps per application (mcgs)
   KrylovOptions krylov;
+  /// The GPU solve also times cuSPARSE's product of the same M (cusparse_product.hpp; the host solve has no such
+  /// product, and `fluxjac solve --cusparse` refuses a variant that solves on the host).
+  bool cusparse = false;
 };
 
 /// \brief Error(kUsage) naming the option for a CFL that is not positive and finite, a restart below 1, a tolerance
@@ -31,14 +35,26 @@ void check_solve_options(const SolveOptions& options);
 void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
                         const SolveOptions& options);
 
+/// \brief cuSPARSE's product of M in one precision (`--cusparse`, docs/design.md "The solve"): cusparseSpMV on M as
+/// one BSR matrix, checked against and timed as fluxjac's own product, in the first type combination cuSPARSE accepts.
+struct CusparseProduct {
+  std::string precision;                 ///< "f32_matrix_f64_vectors", "f64" or "f32"
+  std::string matrix, vectors, compute;  ///< the types that ran, "f32" or "f64"; empty when none did
+  std::vector<std::string> refused;      ///< what cuSPARSE refused (a type combination, or the optional
+                                         ///< preprocessing), each with the types, the call and its status
+  std::optional<double> product_ms;      ///< one product, timed as SolveOutcome::product_ms; none when refused
+  double relative_difference = 0.0;      ///< |y - y_fluxjac| / |y_fluxjac| for x = dQ
+};
+
 struct SolveOutcome {
   std::vector<double> shift;  ///< [n_nodes]: s_i = V_i / dt_i
   std::vector<double> delta;  ///< [n_nodes][5]: dQ
   KrylovResult krylov;
-  double relative_residual = 0.0;  ///< |M dQ + R| / |R|, recomputed in float64
-  double setup_ms = 0.0;           ///< shift and preconditioner
-  double solve_ms = 0.0;           ///< FGMRES
-  double product_ms = 0.0;         ///< one product y = M x, the median of several
+  double relative_residual = 0.0;         ///< |M dQ + R| / |R|, recomputed in float64
+  double setup_ms = 0.0;                  ///< shift and preconditioner
+  double solve_ms = 0.0;                  ///< FGMRES
+  double product_ms = 0.0;                ///< one product y = M x, the median of several
+  std::vector<CusparseProduct> cusparse;  ///< with SolveOptions::cusparse: its products, one per precision
 };
 
 /// \brief Solves M dQ = -R for the Jacobian A (with its residual) assembled on mesh and state. Error(kInvalidInput)
