@@ -22,10 +22,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -63,9 +65,11 @@ struct Outcome {
 };
 
 /// \brief Forks and execs fluxjac with the launch's limits and environment, stdout to out_fd (or the launch's
-/// stdout_file) and stderr to err_fd. Everything the child needs is built before fork.
-pid_t start(const Launch& launch, int out_fd, int err_fd) {
-  std::vector<std::string> argument_text{FLUXJAC_EXECUTABLE};
+/// stdout_file) and stderr to err_fd, started by `launcher` where given (e.g. mpirun -np 2). Everything the child
+/// needs is built before fork.
+pid_t start(const Launch& launch, int out_fd, int err_fd, const std::vector<std::string>& launcher = {}) {
+  std::vector<std::string> argument_text = launcher;
+  argument_text.push_back(FLUXJAC_EXECUTABLE);
   argument_text.insert(argument_text.end(), launch.args.begin(), launch.args.end());
   std::vector<char*> arguments;
   for (std::string& text : argument_text) arguments.push_back(text.data());
@@ -489,6 +493,27 @@ TEST(OutputSafetyFullDisk, StandardOutputOnAFullDeviceIsAnError) {
 
 // ---- signals during a write: the temporary goes, the process ends by that signal ----------------------------
 
+/// \brief The first name starting with `prefix` created in the folder `watch` watches (inotify, IN_CREATE), waiting
+/// up to two minutes; empty when none appeared.
+std::string created_name(int watch, const std::string& prefix) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    struct pollfd ready {
+      watch, POLLIN, 0
+    };
+    if (::poll(&ready, 1, 100) <= 0) continue;
+    alignas(struct inotify_event) char buffer[4096];
+    const ssize_t n = ::read(watch, buffer, sizeof buffer);
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
+      const std::string name = event->len > 0 ? event->name : "";
+      if (name.rfind(prefix, 0) == 0) return name;
+      at += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
+    }
+  }
+  return {};
+}
+
 class InterruptedWrite : public ::testing::TestWithParam<int> {};
 
 TEST_P(InterruptedWrite, LeavesNoTemporaryBehind) {
@@ -503,22 +528,7 @@ TEST_P(InterruptedWrite, LeavesNoTemporaryBehind) {
   const pid_t pid = start(launch, null_fd, null_fd);
   ::close(null_fd);
 
-  std::string temporary;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (temporary.empty() && std::chrono::steady_clock::now() < deadline) {
-    struct pollfd ready {
-      watch, POLLIN, 0
-    };
-    if (::poll(&ready, 1, 100) <= 0) continue;
-    alignas(struct inotify_event) char buffer[4096];
-    const ssize_t n = ::read(watch, buffer, sizeof buffer);
-    for (ssize_t at = 0; at < n;) {
-      const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
-      const std::string name = event->len > 0 ? event->name : "";
-      if (name.rfind("big.h5.tmp-", 0) == 0) temporary = name;
-      at += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
-    }
-  }
+  const std::string temporary = created_name(watch, "big.h5.tmp-");
   ::kill(pid, temporary.empty() ? SIGKILL : GetParam());
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -535,6 +545,56 @@ TEST_P(InterruptedWrite, LeavesNoTemporaryBehind) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedWrite, ::testing::Values(SIGTERM, SIGINT, SIGHUP),
+                         [](const auto& info) -> std::string {
+                           return info.param == SIGTERM ? "SIGTERM" : info.param == SIGINT ? "SIGINT" : "SIGHUP";
+                         });
+
+/// A signal to mpirun while the ranks write one file in turn (ranks/write_in_turn.hpp): mpirun sends the ranks SIGCONT,
+/// then SIGTERM a second later. The job must end without replacing the file and without leaving the temporary, also
+/// when the write would finish within that second (docs/design.md, "Errors").
+class InterruptedMpiWrite : public ::testing::TestWithParam<int> {};
+
+TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const std::string output = folder.file("J.h5");
+  std::ofstream(output) << "the user's J.h5";
+  const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, folder.path().c_str(), IN_CREATE), 0);
+  // A write of a few tenths of a second (about 90 MB): long enough for mpirun's SIGCONT to reach the ranks while they
+  // write, and well inside its second between SIGCONT and SIGTERM.
+  Launch launch{
+      {"run", "-q", "--mesh", "mixed:40:rcm", "--no-validate", "--warmup", "0", "--reps", "1", "-o", output, "--force"},
+      {},
+      {},
+      {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
+       "OMPI_MCA_rmaps_base_oversubscribe=1"},
+      {}};
+  const int log_fd = ::open(folder.file("log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const pid_t pid = start(launch, log_fd, log_fd, {test::mpiexec_path(), "-np", "2"});
+  ::close(log_fd);
+  const std::string temporary = created_name(watch, "J.h5.tmp-");
+  ::kill(pid, temporary.empty() ? SIGKILL : GetParam());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(watch);
+  std::ifstream log(folder.file("log"));
+  const std::string printed(std::istreambuf_iterator<char>(log), {});
+  ASSERT_FALSE(temporary.empty()) << "no temporary appeared within the time limit:\n" << printed;
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "mpirun ended with success after the signal";
+  // The ranks end within mpirun's sequence; give a rank that outlives mpirun a moment.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::ifstream kept(output);
+  const std::string content(std::istreambuf_iterator<char>(kept), {});
+  EXPECT_TRUE(content == "the user's J.h5")
+      << "the signalled job replaced the file (now " << content.size() << " bytes)";
+  std::vector<std::string> names = names_in(folder.path());
+  names.erase(std::remove(names.begin(), names.end(), "log"), names.end());
+  EXPECT_EQ(names, std::vector<std::string>{"J.h5"}) << "left behind: " << ::testing::PrintToString(names);
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedMpiWrite, ::testing::Values(SIGTERM, SIGINT, SIGHUP),
                          [](const auto& info) -> std::string {
                            return info.param == SIGTERM ? "SIGTERM" : info.param == SIGINT ? "SIGINT" : "SIGHUP";
                          });

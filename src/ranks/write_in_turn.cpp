@@ -17,6 +17,7 @@ void write_in_turn(const Communicator& comm, const std::string& path,
     create(temporary);
   }
   comm.broadcast(temporary);
+  const RemovedOnSignal covered(temporary);  // every rank removes it on SIGINT, SIGTERM or SIGHUP
   // One rank at a time: serial HDF5 has one writer. A rank that fails meets the others at its guard, while they wait
   // in the barrier, and rank 0's output then removes the temporary.
   for (int writer = 0; writer < comm.size(); ++writer) {

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <random>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -43,6 +44,15 @@ struct TemporarySlot {
 
 TemporarySlot g_temporaries[kSlots];
 
+/// SIGCONTs received: mpirun ends a job by sending its processes SIGCONT, then SIGTERM a second later, then SIGKILL
+/// (Open MPI's default odls_base_sigkill_timeout), so an output finished in that second waits for the rest of the
+/// sequence before it commits (AtomicOutput::commit).
+std::atomic<unsigned> g_continued{0};
+static_assert(std::atomic<unsigned>::is_always_lock_free);
+
+/// Longer than mpirun's second between SIGCONT and SIGTERM.
+constexpr auto kEndOfJobGrace = std::chrono::milliseconds(2500);
+
 }  // namespace
 
 void remove_live_temporaries() noexcept {
@@ -60,9 +70,19 @@ void remove_temporaries_and_reraise(int signal_number) {
   ::raise(signal_number);
 }
 
+void note_continued(int) { g_continued.fetch_add(1, std::memory_order_relaxed); }
+
 void install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    struct sigaction continued {};
+    if (::sigaction(SIGCONT, nullptr, &continued) == 0 && continued.sa_handler == SIG_DFL) {
+      struct sigaction action {};
+      action.sa_handler = note_continued;  // the process continues either way: the handler only counts
+      sigemptyset(&action.sa_mask);
+      action.sa_flags = SA_RESTART;
+      ::sigaction(SIGCONT, &action, nullptr);
+    }
     for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
       struct sigaction current {};
       // A signal the parent chose to ignore (nohup ignores SIGHUP) stays ignored.
@@ -139,6 +159,10 @@ void flush_to_disk(int folder, const std::string& name, const std::string& shown
 
 }  // namespace
 
+RemovedOnSignal::RemovedOnSignal(const std::string& path) : slot_(register_temporary(path)) {}
+
+RemovedOnSignal::~RemovedOnSignal() { unregister_temporary(slot_); }
+
 AtomicOutput::AtomicOutput(std::string final_path)
     : final_path_(std::move(final_path)), target_(output_target(final_path_)) {
   target_->confirm();
@@ -151,6 +175,7 @@ AtomicOutput::AtomicOutput(std::string final_path)
         ::openat(folder, temporary_name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (descriptor >= 0) {
       ::close(descriptor);
+      continued_at_start_ = g_continued.load(std::memory_order_relaxed);
       return;
     }
     const int error_number = errno;
@@ -168,6 +193,9 @@ AtomicOutput::~AtomicOutput() {
 
 void AtomicOutput::commit() {
   if (committed_) return;
+  // A SIGCONT while the output was written may be the start of mpirun ending the job: its SIGTERM then comes within
+  // the grace and removes the temporary instead of letting the output replace what was there.
+  if (g_continued.load(std::memory_order_relaxed) != continued_at_start_) std::this_thread::sleep_for(kEndOfJobGrace);
   const int folder = target_->folder_descriptor();
   const std::string& shown = target_->shown();
   flush_to_disk(folder, temporary_name_, shown);

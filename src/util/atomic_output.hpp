@@ -10,7 +10,9 @@ namespace fluxjac {
 
 /// \brief Write to temporary_path(), then commit() flushes it to the disk and renames it to the target in one
 /// step (rename(2) within one folder); without commit, the destructor removes the temporary, and so does
-/// SIGINT, SIGTERM or SIGHUP while it exists. So no partial or invalid output ever appears under the final
+/// SIGINT, SIGTERM or SIGHUP while it exists. A SIGCONT while it exists delays the commit by a grace of 2.5 s: mpirun
+/// ends a job with SIGCONT, then SIGTERM a second later, and a signalled job must not replace the file it was
+/// writing (docs/design.md, "Errors"). So no partial or invalid output ever appears under the final
 /// name, and an existing file there survives a failed write. A final path that is a symbolic link is written
 /// through: the link stays and its target is replaced (the temporary lies beside the target). The target is the
 /// one check_output_paths resolved for the name (output_target), confirmed when the output starts and again just
@@ -48,7 +50,22 @@ class AtomicOutput {
   std::string temporary_name_;  ///< in the target's folder
   std::string temporary_path_;
   int registry_slot_ = -1;
+  unsigned continued_at_start_ = 0;  ///< SIGCONTs received before the temporary existed
   bool committed_ = false;
+};
+
+/// \brief While alive, SIGINT, SIGTERM or SIGHUP removes `path`, a temporary another process owns: each rank of
+/// write_in_turn (ranks/write_in_turn.hpp) covers rank 0's temporary, so that whichever rank mpirun's signals reach
+/// first removes it, and a rank 0 ended by SIGKILL leaves none behind. The destructor leaves the file alone.
+class RemovedOnSignal {
+ public:
+  explicit RemovedOnSignal(const std::string& path);
+  ~RemovedOnSignal();
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+
+ private:
+  int slot_;
 };
 
 /// \brief Removes the temporaries of every AtomicOutput alive now; async-signal-safe. For exits that skip
