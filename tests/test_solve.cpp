@@ -3,6 +3,9 @@
 // and a preconditioner; block Jacobi's inverted blocks; the shift of the local time step; the system's product
 // against a dense one; the refused options and states.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -15,6 +18,7 @@
 #include "solve/multicolor_gs.hpp"
 #include "solve/solve_step.hpp"
 #include "test_support.hpp"
+#include "util/error.hpp"
 
 namespace fluxjac {
 namespace {
@@ -189,6 +193,53 @@ TEST(SolveStep, RefusesANonFiniteResidualAndTheTransposeBeforeSolving) {
   jacobian.residual[5 * 4 + 2] = std::nan("");
   test::expect_invalid([&] { solve_step(mesh, state, small.assembled.pattern, jacobian, Orientation::kA, options); },
                        {"node 4", "component 2", "finite"});
+}
+
+}  // namespace
+}  // namespace fluxjac
+
+namespace fluxjac {
+namespace {
+
+/// bfloat16 from float32 bits, rounded to the nearest, ties to even: the conversion of CUDA's __float2bfloat16_rn.
+float bf16_of_float(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  bits &= 0xFFFF0000u;
+  float rounded;
+  std::memcpy(&rounded, &bits, sizeof rounded);
+  return rounded;
+}
+
+TEST(AoffPrecision, Bf16RoundsToTheNearestWithTiesToEvenFromDouble) {
+  EXPECT_EQ(round_to_bf16(1.0), 1.0f);
+  EXPECT_EQ(round_to_bf16(1.0 + std::ldexp(1.0, -8)), 1.0f);  // a tie: to the even 1.0
+  EXPECT_EQ(round_to_bf16(1.0 + 3 * std::ldexp(1.0, -8)), static_cast<float>(1.0 + std::ldexp(1.0, -6)));
+  EXPECT_EQ(round_to_bf16(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)),
+            static_cast<float>(1.0 + std::ldexp(1.0, -7)))
+      << "above the tie by less than float32 resolves: rounded from the double, not twice";
+  EXPECT_EQ(round_to_bf16(-0.0), -0.0f);
+  EXPECT_EQ(round_to_bf16(1e-40), bf16_of_float(static_cast<float>(1e-40)));  // float32's subnormals
+  // Every float32 that is a double exactly: the same bits as the float32 conversion CUDA uses.
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> exponent(-60.0, 60.0), sign(-1.0, 1.0);
+  for (int k = 0; k < 100000; ++k) {
+    const float value = static_cast<float>(std::copysign(std::exp2(exponent(random)), sign(random)));
+    ASSERT_EQ(round_to_bf16(value), bf16_of_float(value)) << value;
+  }
+}
+
+TEST(AoffPrecision, Bf16RoundsTheFloat64AoffAndF64NeedsIt) {
+  Jacobian jacobian;
+  jacobian.aoff = {1.0f, 3.0f};
+  EXPECT_THROW(apply_aoff_precision(jacobian, AoffPrecision::kF64), Error);
+  jacobian.aoff_f64 = {1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30), 3.0};
+  apply_aoff_precision(jacobian, AoffPrecision::kF32);
+  EXPECT_EQ(jacobian.aoff[0], 1.0f);
+  apply_aoff_precision(jacobian, AoffPrecision::kBf16);
+  EXPECT_EQ(jacobian.aoff[0], static_cast<float>(1.0 + std::ldexp(1.0, -7))) << "from the float64 value";
+  EXPECT_EQ(jacobian.aoff[1], 3.0f);
 }
 
 }  // namespace

@@ -67,6 +67,10 @@ def system_of(path):
         row_ptr, col_idx = f["jacobian/row_ptr"][()], f["jacobian/col_idx"][()]
         residual, shift, delta = f["residual"][()], f["solve/shift"][()], f["solve/delta"][()]
         attributes = {key: value for key, value in f["solve"].attrs.items()}
+        if "solve/aoff_f64" in f:  # --aoff-precision f64: M's Aoff as the solve used it
+            check(np.array_equal(f["solve/aoff_f64"][()].astype(np.float32), f["jacobian/aoff"][()]),
+                  f"{path}: /solve/aoff_f64 rounds to the file's float32 /jacobian/aoff")
+            aoff = f["solve/aoff_f64"][()]
     n = len(adiag)
     diagonal = adiag + shift[:, None, None] * np.eye(5)
     blocks = scipy.sparse.bsr_matrix((diagonal, np.arange(n), np.arange(n + 1)), shape=(5 * n, 5 * n))
@@ -74,17 +78,24 @@ def system_of(path):
     return (blocks + off).tocsr(), -residual.reshape(-1), delta.reshape(-1), shift, attributes
 
 
-def check_case(fluxjac, spec, cfl, tolerance, preconditioner="pbjacobi", sweeps=2):
+def check_case(fluxjac, spec, cfl, tolerance, preconditioner="pbjacobi", sweeps=2, aoff_precision="f32"):
     mesh_path = pathlib.Path(f"{spec.replace(':', '-')}.h5")
     if not mesh_path.exists():
         kind, n, order = spec.split(":")
         run(fluxjac, "mesh", "gen", "-q", "--kind", kind, "--n", n, "--order", order, "-o", mesh_path)
-    name = f"{spec} cfl {cfl:g} tol {tolerance:g} {preconditioner}"
-    output = pathlib.Path(f"step-{spec.replace(':', '-')}-{cfl:g}-{tolerance:g}-{preconditioner}.h5")
+    name = f"{spec} cfl {cfl:g} tol {tolerance:g} {preconditioner} aoff {aoff_precision}"
+    output = pathlib.Path(f"step-{spec.replace(':', '-')}-{cfl:g}-{tolerance:g}-{preconditioner}-{aoff_precision}.h5")
     report = pathlib.Path("s.json")
     run(fluxjac, "solve", "-q", "--mesh", mesh_path, "--variant", "reference", "--cfl", cfl, "--tolerance", tolerance,
-        "--preconditioner", preconditioner, "--sweeps", sweeps, "--force", "-o", output, "--json", report)
+        "--preconditioner", preconditioner, "--sweeps", sweeps, "--aoff-precision", aoff_precision, "--force",
+        "-o", output, "--json", report)
     M, b, dQ, shift, attributes = system_of(output)
+    check(attributes["aoff_precision"] == aoff_precision and json.loads(report.read_text())["aoff_precision"] ==
+          aoff_precision, f"{name}: the file and the JSON say aoff_precision {aoff_precision}")
+    if aoff_precision == "bf16":
+        with h5py.File(output) as f:
+            bits = f["jacobian/aoff"][()].view(np.uint32)
+        check(np.all(bits & 0xFFFF == 0), f"{name}: every Aoff value of the file is a bfloat16 (low 16 bits zero)")
     figures = json.loads(report.read_text())
     expected_shift = shift_of(mesh_path, cfl)
     check(np.abs(shift - expected_shift).max() <= 1e-13 * np.abs(expected_shift).max(),
@@ -117,6 +128,12 @@ def check_bad_options(fluxjac):
         lines = result.stderr.strip().splitlines()
         check(len(lines) == 1 and option in lines[0] and words in lines[0] and not output.exists(),
               f"{option} {value}: one line naming it ({lines[-1] if lines else ''}), exit 3 (usage), nothing written")
+    for extra, words in [(["--aoff-precision", "f16"], "use f64, f32 or bf16"),
+                         (["--aoff-precision", "f64", "--variant", "hd:cpu"], "--variant reference")]:
+        result = run(fluxjac, "solve", "-q", "--mesh", "mixed-3-rcm.h5", *extra, "-o", output, expect=3)
+        lines = result.stderr.strip().splitlines()
+        check(len(lines) == 1 and words in lines[0] and not output.exists(),
+              f"{' '.join(extra)}: one line ({lines[-1] if lines else ''}), exit 3, nothing written")
     # cuSPARSE's product is timed beside the GPU solve's: a variant that solves on the host is refused.
     result = run(fluxjac, "solve", "-q", "--mesh", "mixed-3-rcm.h5", "--variant", "reference", "--cusparse",
                  "-o", output, expect=3)
@@ -136,6 +153,11 @@ def main():
     gauss_seidel = check_case(fluxjac, "mixed:3:rcm", 50.0, 1e-10, "mcgs", 3)
     check(gauss_seidel[0] < tight[0], f"3 Gauss-Seidel sweeps take fewer iterations than block Jacobi "
           f"({gauss_seidel[0]} against {tight[0]})")
+    # Aoff's precision: float64 and bfloat16 solve their own M to the tolerance; the iterations barely move.
+    f64 = check_case(fluxjac, "mixed:3:rcm", 50.0, 1e-10, aoff_precision="f64")
+    bf16 = check_case(fluxjac, "mixed:3:rcm", 50.0, 1e-10, aoff_precision="bf16")
+    check(abs(f64[0] - tight[0]) <= 1 and abs(bf16[0] - tight[0]) <= 0.15 * tight[0],
+          f"iterations with Aoff in f64, f32, bf16: {f64[0]}, {tight[0]}, {bf16[0]}")
     check_bad_options(fluxjac)
     if failures:
         print(f"{len(failures)} check(s) failed")

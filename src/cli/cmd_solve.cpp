@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "ranks/communicator.hpp"
+#include "reference/reference.hpp"
 #include "registry/registry.hpp"
 #include "solve/device_solve.hpp"
 #include "solve/solve_step.hpp"
@@ -28,6 +29,7 @@ namespace {
 struct SolveCommandOptions {
   std::string mesh, state, variant, output, json;
   std::string cache = default_mesh_cache();
+  std::string aoff_precision = "f32";  ///< parsed into solve.aoff_precision
   SolveOptions solve;
   int warmup = 1, reps = 3;
   bool quiet = false;
@@ -38,12 +40,14 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
             const SolveOutcome& outcome) {
   const KrylovResult& krylov = outcome.krylov;
   const double per_iteration = krylov.iterations > 0 ? outcome.solve_ms / krylov.iterations : 0.0;
-  fmt::print("{:<10} {:>7} {:<9} {:>12} {:>9} {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", "variant", "cfl", "pc",
-             "assembly ms", "setup ms", "iterations", "ms/iter", "product ms", "solve ms", "rel. res.", "converged");
-  fmt::print("{:<10} {:>7g} {:<9} {:>12.4f} {:>9.3f} {:>10} {:>9.3f} {:>10.4f} {:>10.3f} {:>10.2e}  {}\n",
-             assembly.variant.name, options.solve.cfl, options.solve.preconditioner, assembly.assembly_ms.median,
-             outcome.setup_ms, krylov.iterations, per_iteration, outcome.product_ms, outcome.solve_ms,
-             outcome.relative_residual, krylov.converged ? "yes" : "NO");
+  fmt::print("{:<10} {:>7} {:<9} {:<4} {:>12} {:>9} {:>10} {:>9} {:>10} {:>10} {:>10}  {}\n", "variant", "cfl", "pc",
+             "aoff", "assembly ms", "setup ms", "iterations", "ms/iter", "product ms", "solve ms", "rel. res.",
+             "converged");
+  fmt::print("{:<10} {:>7g} {:<9} {:<4} {:>12.4f} {:>9.3f} {:>10} {:>9.3f} {:>10.4f} {:>10.3f} {:>10.2e}  {}\n",
+             assembly.variant.name, options.solve.cfl, options.solve.preconditioner,
+             to_string(options.solve.aoff_precision), assembly.assembly_ms.median, outcome.setup_ms, krylov.iterations,
+             per_iteration, outcome.product_ms, outcome.solve_ms, outcome.relative_residual,
+             krylov.converged ? "yes" : "NO");
   // --cusparse: cuSPARSE's product of the same M and x per precision, and how many times faster fluxjac's is.
   if (!outcome.cusparse.empty())
     fmt::print("{:<24} {:>10} {:>8} {:>10}  {}\n", "cusparse", "product ms", "speedup", "rel. diff.",
@@ -78,7 +82,7 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
       {"restart", options.solve.krylov.restart},
       {"tolerance", options.solve.krylov.tolerance},
       {"max_iterations", options.solve.krylov.max_iterations},
-      {"aoff_precision", "f32"},
+      {"aoff_precision", to_string(options.solve.aoff_precision)},
       {"solved_on", assembly.variant.backend == Backend::kCuda ? "gpu" : "cpu"},
       {"setup_ms", outcome.setup_ms},
       {"iterations", krylov.iterations},
@@ -125,6 +129,11 @@ int solve(const SolveCommandOptions& options) {
     if (variant == "reference")
       say(note, fmt::format("no GPU ({}): the CPU reference assembles", gpu_unavailable().brief));
   }
+  if (options.solve.aoff_precision == AoffPrecision::kF64 && variant != "reference")
+    fail(ExitCode::kUsage,
+         "--aoff-precision f64: only the CPU reference assembles Aoff in float64, and variant {} does not: give "
+         "--variant reference (or f32, bf16)",
+         variant);
   // --cusparse: cuSPARSE's product is timed beside the GPU solve's.
   const VariantInfo* info = Registry::instance().find(variant);
   if (options.solve.cusparse && info && info->backend != Backend::kCuda) {
@@ -158,6 +167,10 @@ int solve(const SolveCommandOptions& options) {
          variant, assembly.comparison.adiag_error, assembly.comparison.aoff_error, assembly.comparison.residual_error);
   say(note, fmt::format("assembled with {} in {:.4f} ms (median of {}), residual error {:.1e}", variant,
                         assembly.assembly_ms.median, options.reps, assembly.comparison.residual_error));
+  // Aoff's precision for the solve: float64 from the reference's own values, bfloat16 rounded from them.
+  if (options.solve.aoff_precision == AoffPrecision::kF64 && variant == "reference")
+    assemble_reference(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, true, true);
+  apply_aoff_precision(jacobian, options.solve.aoff_precision);
 
   // Where the variant assembled: a GPU variant's Jacobian is solved on the GPU, the reference's on the host.
   const bool on_device = assembly.variant.backend == Backend::kCuda;
@@ -192,6 +205,7 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
        "  fluxjac solve --mesh mixed:30:rcm --variant reference --cfl 1000 --tolerance 1e-10 -o step.h5\n"
        "  fluxjac solve --mesh box.h5 --json solve.json                # with the convergence history"},
       action, [options](const CLI::App& parsed) {
+        options->solve.aoff_precision = parse_named<AoffPrecision>(options->aoff_precision, "--aoff-precision");
         const std::vector<InputPath> inputs{
             {"--config", config_file_path(parsed)}, {"--mesh", options->mesh}, {"--state", options->state}};
         check_output_paths(inputs, {{"--output", options->output}, {"--json", options->json, true}});
@@ -209,6 +223,11 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
       ->add_option("--preconditioner", options->solve.preconditioner,
                    "pbjacobi: block Jacobi (the 5x5 diagonal blocks of M inverted); mcgs: multicolor block "
                    "Gauss-Seidel, --sweeps sweeps over the colors of the node graph (FUN3D's point-implicit scheme)")
+      ->capture_default_str();
+  command
+      ->add_option("--aoff-precision", options->aoff_precision,
+                   "the precision Aoff enters M in: f32 as assembled; bf16, rounded to bfloat16 (8 significant "
+                   "bits); f64, the CPU reference's values before rounding (--variant reference, host solve)")
       ->capture_default_str();
   command->add_option("--sweeps", options->solve.sweeps, "Gauss-Seidel sweeps per application of mcgs (1 to 100)")
       ->capture_default_str();

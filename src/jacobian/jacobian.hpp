@@ -46,12 +46,16 @@ struct Jacobian {
   std::vector<float> aoff;       ///< [nnz][5][5], row-major blocks, in pattern order
   std::vector<double> residual;  ///< [n_nodes][5]: R at the state, from the same pass (docs/design.md, "Residual, sign
                                  ///< convention and the four blocks"); empty where it was not assembled
+  /// [nnz][5][5]: Aoff before its rounding to float32, where asked for (the CPU reference only: the solve's study of
+  /// Aoff's precision, docs/design.md "The solve"); else empty.
+  std::vector<double> aoff_f64;
 
-  /// Zeros of the pattern's sizes, with a residual when asked.
-  void resize(const JacobianPattern& pattern, bool with_residual) {
+  /// Zeros of the pattern's sizes, with a residual and a float64 Aoff when asked.
+  void resize(const JacobianPattern& pattern, bool with_residual, bool with_aoff_f64 = false) {
     adiag.assign(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries, 0.0);
     aoff.assign(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries, 0.0f);
     residual.assign(with_residual ? static_cast<std::size_t>(pattern.n_nodes) * kBlock : 0, 0.0);
+    aoff_f64.assign(with_aoff_f64 ? static_cast<std::size_t>(pattern.nnz()) * kBlockEntries : 0, 0.0);
   }
 };
 

@@ -72,16 +72,18 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], const dou
   }
   for (int target = 0; target < 2; ++target) {
     const int side = off_diagonal_side(target, transposed);
-    float* aoff = &jacobian.aoff[static_cast<std::size_t>(slot[target]) * kBlockEntries];
-    for (int i = 0; i < kBlockEntries; ++i)
-      aoff[i] = static_cast<float>(block_signs(side).off_diagonal *
-                                   local[side * kBlockEntries + computed_entry(i, transposed)]);
+    const std::size_t at = static_cast<std::size_t>(slot[target]) * kBlockEntries;
+    for (int i = 0; i < kBlockEntries; ++i) {
+      const double value = block_signs(side).off_diagonal * local[side * kBlockEntries + computed_entry(i, transposed)];
+      jacobian.aoff[at + i] = static_cast<float>(value);
+      if (!jacobian.aoff_f64.empty()) jacobian.aoff_f64[at + i] = value;
+    }
   }
 }
 
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian, Orientation orientation, bool with_residual) {
-  jacobian.resize(pattern, with_residual);
+                        Jacobian& jacobian, Orientation orientation, bool with_residual, bool with_aoff_f64) {
+  jacobian.resize(pattern, with_residual, with_aoff_f64);
   // Edges in chunks: local Jacobians in parallel, then accumulated in edge order (deterministic).
   constexpr edge_index kChunk = 1 << 15;
   std::vector<double> locals(static_cast<std::size_t>(kChunk) * kLocalJacobianEntries);

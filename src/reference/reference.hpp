@@ -24,10 +24,12 @@ void scatter_local_jacobian(const double local[kLocalJacobianEntries], const dou
                             node_index right, block_offset slot_lr, block_offset slot_rl, Jacobian& jacobian,
                             Orientation orientation = Orientation::kA);
 
-/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose, and the residual
-/// unless told not to (the reference variant's own runs follow --residual).
+/// \brief Assembles the whole Jacobian on the CPU (OpenMP for the per-edge work), A or its transpose, the residual
+/// unless told not to (the reference variant's own runs follow --residual), and Aoff in float64 too when asked
+/// (Jacobian::aoff_f64).
 void assemble_reference(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        Jacobian& jacobian, Orientation orientation = Orientation::kA, bool with_residual = true);
+                        Jacobian& jacobian, Orientation orientation = Orientation::kA, bool with_residual = true,
+                        bool with_aoff_f64 = false);
 
 /// \brief Sets the number of CPU threads the reference uses (OpenMP) and returns the number it will use:
 /// `threads`, or with 0 OpenMP's default (OMP_NUM_THREADS when set, else every core). Always 1 in a build

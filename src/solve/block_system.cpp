@@ -45,10 +45,9 @@ void BlockSystem::multiply(const double* x, double* y) const {
       for (int c = 0; c < kBlock; ++c) sum[r] += diagonal[kBlock * r + c] * xi[c];
     }
     for (block_offset k = pattern.row_ptr[i]; k < pattern.row_ptr[i + 1]; ++k) {
-      const float* block = &jacobian.aoff[static_cast<std::size_t>(k) * kBlockEntries];
       const double* xj = x + kBlock * static_cast<std::int64_t>(pattern.col_idx[k]);
       for (int r = 0; r < kBlock; ++r)
-        for (int c = 0; c < kBlock; ++c) sum[r] += static_cast<double>(block[kBlock * r + c]) * xj[c];
+        for (int c = 0; c < kBlock; ++c) sum[r] += aoff(k, kBlock * r + c) * xj[c];
     }
     for (int r = 0; r < kBlock; ++r) y[kBlock * i + r] = sum[r];
   }

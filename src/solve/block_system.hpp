@@ -21,8 +21,15 @@ struct BlockSystem {
   const JacobianPattern& pattern;
   const Jacobian& jacobian;
   const std::vector<double>& shift;  ///< [n_nodes]
+  /// Aoff in float64 (`--aoff-precision f64`, the host solve), used instead of jacobian.aoff when set.
+  const std::vector<double>* aoff_f64 = nullptr;
 
   std::int64_t rows() const { return pattern.n_nodes * kBlock; }
+  /// Entry e of Aoff block k as M holds it: float64 where set, else the stored float32 widened.
+  double aoff(block_offset k, int e) const {
+    const std::size_t at = static_cast<std::size_t>(k) * kBlockEntries + static_cast<std::size_t>(e);
+    return aoff_f64 ? (*aoff_f64)[at] : static_cast<double>(jacobian.aoff[at]);
+  }
   /// y = M x = s x + Adiag x + Aoff x, node-major vectors of rows() values, each row summed in pattern order.
   void multiply(const double* x, double* y) const;
   /// |M x - b| / |b| in float64 (|b| = 0: |M x|).

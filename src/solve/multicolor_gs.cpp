@@ -37,7 +37,6 @@ MulticolorGaussSeidel::MulticolorGaussSeidel(const BlockSystem& system, const st
 
 void MulticolorGaussSeidel::apply(const double* r, double* z) const {
   const JacobianPattern& pattern = system_.pattern;
-  const Jacobian& jacobian = system_.jacobian;
   std::fill(z, z + system_.rows(), 0.0);
   for (int sweep = 0; sweep < sweeps_; ++sweep)
     for (int c = 0; c < coloring_.colors(); ++c) {
@@ -48,11 +47,9 @@ void MulticolorGaussSeidel::apply(const double* r, double* z) const {
         double rest[kBlock];
         for (int row = 0; row < kBlock; ++row) rest[row] = r[kBlock * i + row];
         for (block_offset k = pattern.row_ptr[i]; k < pattern.row_ptr[i + 1]; ++k) {
-          const float* block = &jacobian.aoff[static_cast<std::size_t>(k) * kBlockEntries];
           const double* zj = z + kBlock * static_cast<std::int64_t>(pattern.col_idx[k]);
           for (int row = 0; row < kBlock; ++row)
-            for (int col = 0; col < kBlock; ++col)
-              rest[row] -= static_cast<double>(block[kBlock * row + col]) * zj[col];
+            for (int col = 0; col < kBlock; ++col) rest[row] -= system_.aoff(k, kBlock * row + col) * zj[col];
         }
         const double* inverse = &inverse_[static_cast<std::size_t>(i) * kBlockEntries];
         for (int row = 0; row < kBlock; ++row) {

@@ -30,9 +30,31 @@ void check_solve_options(const SolveOptions& options) {
     fail(ExitCode::kUsage, "--sweeps {}: Gauss-Seidel sweeps per application, 1 to 100", options.sweeps);
 }
 
+float round_to_bf16(double x) {
+  if (!std::isfinite(x) || x == 0.0) return static_cast<float>(x);
+  // 8 significant bits: a multiple of 2^(e - 7) for |x| in [2^e, 2^(e + 1)); below float32's normal range, of 2^-133.
+  const int exponent = std::max(std::ilogb(x), -126);
+  const double step = std::ldexp(1.0, exponent - 7);
+  const double rounded = std::nearbyint(x / step) * step;  // x / step is exact; nearbyint rounds ties to even
+  return static_cast<float>(rounded);                      // exact: a bfloat16 is a float32 (or overflows to inf)
+}
+
+void apply_aoff_precision(Jacobian& jacobian, AoffPrecision precision) {
+  if (precision == AoffPrecision::kF64 && jacobian.aoff_f64.size() != jacobian.aoff.size())
+    fail(ExitCode::kUsage,
+         "--aoff-precision f64: only the CPU reference assembles Aoff in float64: give --variant reference (or f32, "
+         "bf16)");
+  if (precision != AoffPrecision::kBf16) return;
+  const bool exact = jacobian.aoff_f64.size() == jacobian.aoff.size();
+  for (std::size_t k = 0; k < jacobian.aoff.size(); ++k)
+    jacobian.aoff[k] = round_to_bf16(exact ? jacobian.aoff_f64[k] : static_cast<double>(jacobian.aoff[k]));
+}
+
 void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
                         const SolveOptions& options) {
   check_solve_options(options);
+  if (options.aoff_precision == AoffPrecision::kF64 && jacobian.aoff_f64.size() != jacobian.aoff.size())
+    fail(ExitCode::kUsage, "--aoff-precision f64: the Jacobian has no float64 Aoff (the CPU reference assembles it)");
   if (orientation != Orientation::kA) fail(ExitCode::kUsage, "the solve needs A = dR/dQ, not A^T: drop --transpose");
   const auto values = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
   if (jacobian.residual.size() != values)
@@ -55,7 +77,8 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
   SolveOutcome outcome;
   auto start = std::chrono::steady_clock::now();
   outcome.shift = local_time_step_shift(mesh, state, options.cfl);
-  const BlockSystem system{pattern, jacobian, outcome.shift};
+  const BlockSystem system{pattern, jacobian, outcome.shift,
+                           options.aoff_precision == AoffPrecision::kF64 ? &jacobian.aoff_f64 : nullptr};
   const BlockJacobi jacobi(system);
   std::optional<MulticolorGaussSeidel> gauss_seidel;
   if (options.preconditioner == kMulticolorGaussSeidel) gauss_seidel.emplace(system, jacobi.inverse(), options.sweeps);
@@ -99,7 +122,10 @@ void write_solve_file(const std::string& path, const JacobianPattern& pattern, c
     h5::write_attribute(file, "/solve", "tolerance", options.krylov.tolerance);
     h5::write_attribute(file, "/solve", "iterations", std::int64_t{outcome.krylov.iterations});
     h5::write_attribute(file, "/solve", "relative_residual", outcome.relative_residual);
-    h5::write_attribute(file, "/solve", "aoff_precision", std::string("f32"));
+    h5::write_attribute(file, "/solve", "aoff_precision", std::string(to_string(options.aoff_precision)));
+    // M's Aoff as the solve used it: float64 is not the file's float32 /jacobian/aoff.
+    if (options.aoff_precision == AoffPrecision::kF64)
+      h5::write(file, "/solve/aoff_f64", jacobian.aoff_f64, {pattern.nnz(), kBlock, kBlock});
   });
 }
 

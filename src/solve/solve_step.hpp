@@ -8,6 +8,7 @@
 
 #include "jacobian/jacobian_io.hpp"
 #include "solve/fgmres.hpp"
+#include "util/named_enum.hpp"
 
 namespace fluxjac {
 
@@ -16,8 +17,26 @@ namespace fluxjac {
 inline constexpr const char* kBlockJacobi = "pbjacobi";
 inline constexpr const char* kMulticolorGaussSeidel = "mcgs";
 
+/// The precision Aoff enters M in (docs/design.md, "The solve", "Aoff's precision"): float32 as assembled (the
+/// paper's and FUN3D's), bfloat16 (the float32 values rounded to 8 significant bits, to the nearest, ties to even;
+/// stored as float32, which holds every bfloat16 exactly), or float64 (the CPU reference's values before their
+/// rounding to float32; the host solve only).
+enum class AoffPrecision { kF64, kF32, kBf16 };
+inline constexpr NamedValue<AoffPrecision> kAoffPrecisionNames[] = {
+    {AoffPrecision::kF64, "f64"}, {AoffPrecision::kF32, "f32"}, {AoffPrecision::kBf16, "bf16"}};
+constexpr const auto& names_of(AoffPrecision) { return kAoffPrecisionNames; }
+
+/// \brief x rounded to the nearest bfloat16 (8 significant bits, float32's exponent range; ties to even), as a float.
+float round_to_bf16(double x);
+
+/// \brief Puts Aoff in `precision` for the solve: bf16 rounds jacobian.aoff in place (from aoff_f64 where the
+/// Jacobian has it, so that no value is rounded twice); f32 and f64 change nothing. Error(kUsage) for f64 without
+/// aoff_f64 (only the CPU reference assembles it).
+void apply_aoff_precision(Jacobian& jacobian, AoffPrecision precision);
+
 struct SolveOptions {
   double cfl = 100.0;
+  AoffPrecision aoff_precision = AoffPrecision::kF32;
   std::string preconditioner = kBlockJacobi;
   int sweeps = 2;  ///< Gauss-Seidel sweeps per application (mcgs)
   KrylovOptions krylov;
