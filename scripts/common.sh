@@ -126,6 +126,17 @@ fluxjac_configure_source() {
 # Configures and builds preset PRESET of this checkout (see fluxjac_configure_source): into build/PRESET, or into
 # BUILD_DIR (relative to the repository root) when given, e.g. `fluxjac_configure_build release build`, the build of
 # scripts/test.sh and scripts/run.sh.
+# Writes .source-revision ("COMMIT TREE", git-ignored) for a copy of this checkout that goes to another machine with
+# a stale .git: its build then records COMMIT where its files hash to TREE (cmake/revision.cmake). Only for a clean
+# tree: with changes not committed there is no commit to name, and the file is removed.
+fluxjac_stamp_revision() {
+  rm -f "$FLUXJAC_ROOT/.source-revision"
+  if [[ -z "$(git -C "$FLUXJAC_ROOT" status --porcelain --untracked-files=normal 2>/dev/null)" ]]; then
+    git -C "$FLUXJAC_ROOT" log -1 --format='%h %T' >"$FLUXJAC_ROOT/.source-revision" 2>/dev/null ||
+      rm -f "$FLUXJAC_ROOT/.source-revision"
+  fi
+}
+
 fluxjac_configure_build() {
   fluxjac_configure_source "$FLUXJAC_ROOT" "${1:?usage: fluxjac_configure_build PRESET [BUILD_DIR] [options...]}" \
     "${@:2}"
