@@ -562,10 +562,10 @@ TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
   const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   ASSERT_GE(watch, 0);
   ASSERT_GE(::inotify_add_watch(watch, folder.path().c_str(), IN_CREATE), 0);
-  // A write of a few tenths of a second (about 90 MB): long enough for mpirun's SIGCONT to reach the ranks while they
-  // write, and well inside its second between SIGCONT and SIGTERM.
+  // A write of about 300 MB: long enough for mpirun's SIGCONT to reach the ranks while they write, also on a fast node
+  // under a loaded ctest, and mostly inside its second between SIGCONT and SIGTERM.
   Launch launch{
-      {"run", "-q", "--mesh", "mixed:40:rcm", "--no-validate", "--warmup", "0", "--reps", "1", "-o", output, "--force"},
+      {"run", "-q", "--mesh", "mixed:60:rcm", "--no-validate", "--warmup", "0", "--reps", "1", "-o", output, "--force"},
       {},
       {},
       {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
