@@ -4,16 +4,24 @@
 // slices from a partitioned file; meshes with disconnected pieces and with more ranks than parts can usefully hold; a
 // stored reference read by rows; bench records with the parallel figures; bad input refused on every rank with
 // nothing written; ranks started with different commands or files (two-program jobs, `mpirun A : B`) refused before
-// any work, and a failure on one rank (a report it cannot write, a file-size limit) ending the job at once. Every such
-// test skips with a message in a build without MPI. One process is the one-rank case of the same layout
+// any work, an input replaced while the ranks start giving one version's Jacobian or a refusal, never a mix, and a
+// failure on one rank (a report it cannot write, a file-size limit) ending the job at once. Every such test skips
+// with a message in a build without MPI. One process is the one-rank case of the same layout
 // (RankLayout::whole_mesh): tested in process, in every build, against the whole-matrix functions.
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <limits>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -31,6 +39,7 @@
 #include "part/owned_rows.hpp"
 #include "partition/partition.hpp"
 #include "test_support.hpp"
+#include "util/hdf5.hpp"
 
 namespace fluxjac {
 namespace {
@@ -654,6 +663,127 @@ TEST(MpiAgreement, FilesPartitionedForDifferentCountsAreRefusedWithoutACrash) {
   const JobResult same_name = run_programs({{fmt::format("run --mesh p.h5 -q -o '{}'", output), dir.file("a")},
                                             {fmt::format("run --mesh p.h5 -q -o '{}'", output), dir.file("b")}});
   expect_refused(same_name, 2, "ranks disagree on the file of --mesh p.h5", dir);
+}
+
+// ---- an input replaced while the ranks start: one version's Jacobian or a refusal, never a mix -------------------
+
+/// Multiplies a mesh file's /state/Q by factor where it is stored: the file keeps its layout and its size.
+void scale_state_in_place(const std::string& path, double factor) {
+  h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
+  const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
+  std::vector<double> values = h5::read<double>(file, info);
+  for (double& value : values) value *= factor;
+  h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, values);
+  file.close();
+}
+
+/// Whether two Jacobian files hold the same pattern and the same Adiag and Aoff bytes.
+bool same_jacobian(const std::string& a, const std::string& b) {
+  const StoredJacobian first = read_jacobian(a), second = read_jacobian(b);
+  return first.pattern.row_ptr == second.pattern.row_ptr && first.pattern.col_idx == second.pattern.col_idx &&
+         test::bitwise_equal(first.jacobian.adiag, second.jacobian.adiag) &&
+         test::bitwise_equal(first.jacobian.aoff, second.jacobian.aoff);
+}
+
+/// Renames fresh copies of two versions of a file, in turn, over target until destroyed, each copy a whole new file
+/// given the first version's modification time: path, size and time then agree, and only the inode tells the
+/// versions apart. Without a pause the file changes many times while a rank opens it; a pause of some milliseconds
+/// lets most runs see one version throughout.
+class Replacer {
+ public:
+  Replacer(std::string first, std::string second, std::string target, std::chrono::microseconds pause)
+      : thread_([this, first, second, target, pause] { replace(first, second, target, pause); }) {}
+  ~Replacer() {
+    stop_ = true;
+    thread_.join();
+  }
+  Replacer(const Replacer&) = delete;
+  Replacer& operator=(const Replacer&) = delete;
+
+ private:
+  void replace(const std::string& first, const std::string& second, const std::string& target,
+               std::chrono::microseconds pause) {
+    struct stat status {};
+    if (::stat(first.c_str(), &status) != 0) return;
+    const struct timespec times[2] = {status.st_atim, status.st_mtim};
+    const std::string staging = target + ".staging";
+    for (std::size_t count = 0; !stop_; ++count) {
+      std::error_code ignored;
+      std::filesystem::copy_file(count % 2 == 0 ? second : first, staging,
+                                 std::filesystem::copy_options::overwrite_existing, ignored);
+      ::utimensat(AT_FDCWD, staging.c_str(), times, 0);
+      std::filesystem::rename(staging, target, ignored);
+      if (pause.count() > 0) std::this_thread::sleep_for(pause);
+    }
+  }
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // declared last: it starts once stop_ is set up
+};
+
+/// Runs `mpirun -np 2 fluxjac run` on race.h5, started as a copy of `first`, while a Replacer renames copies of
+/// `first` and `second` over it (every other try with pauses), and expects each try to be refused (exit 2, one line
+/// per rank saying why, no output) or to write the Jacobian of one version, bit for bit as one process gives it.
+void expect_one_version_or_refusal(const TempDir& dir, const std::string& first, const std::string& second) {
+  constexpr int kTries = 8;
+  const std::string first_jacobian = dir.file("J-first.h5"), second_jacobian = dir.file("J-second.h5");
+  for (const auto& [mesh, jacobian] : {std::pair{first, first_jacobian}, std::pair{second, second_jacobian}}) {
+    const CommandResult one = run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", mesh, jacobian));
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+  }
+  ASSERT_FALSE(same_jacobian(first_jacobian, second_jacobian)) << "the versions must give different Jacobians";
+  const std::string race = dir.file("race.h5"), output = dir.file("J.h5");
+  std::filesystem::copy_file(first, race);
+  int refused = 0, of_first = 0, of_second = 0, mixed = 0;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    SCOPED_TRACE(fmt::format("try {} of {}", attempt + 1, kTries));
+    std::filesystem::remove(output);
+    CommandResult result;
+    {
+      const Replacer replacer(first, second, race, std::chrono::microseconds(attempt % 2 == 0 ? 0 : 20000));
+      result = run_fluxjac_mpi(2, fmt::format("run --mesh '{}' --threads 1 -q -o '{}' --force", race, output));
+    }
+    if (result.exit_code == 0) {
+      const bool is_first = same_jacobian(output, first_jacobian), is_second = same_jacobian(output, second_jacobian);
+      of_first += is_first;
+      of_second += is_second;
+      mixed += !is_first && !is_second;
+      EXPECT_TRUE(is_first || is_second) << "a Jacobian of both versions: " << result.output;
+      continue;
+    }
+    ++refused;
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), 2u) << result.output;
+    EXPECT_EQ(count_lines(result.output, "the file changed while the ranks started") +
+                  count_lines(result.output, "ranks disagree on the inode of --mesh"),
+              2u)
+        << result.output;
+    EXPECT_FALSE(std::filesystem::exists(output)) << result.output;
+  }
+  std::printf("%d tries: %d refused, %d of the first version, %d of the second, %d mixed\n", kTries, refused, of_first,
+              of_second, mixed);
+}
+
+TEST(MpiAgreement, APartitionedFileReplacedWhileTheRanksStartGivesOneVersionOrARefusal) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string plain = dir.file("plain.h5"), first = dir.file("a.h5"), second = dir.file("b.h5");
+  ASSERT_EQ(run_fluxjac(fmt::format("mesh gen --kind tet --n 4 --order rcm -q -o '{}'", plain)).exit_code, 0);
+  ASSERT_EQ(run_fluxjac(fmt::format("mesh partition '{}' --parts 2 -o '{}'", plain, first)).exit_code, 0);
+  std::filesystem::copy_file(first, second);
+  scale_state_in_place(second, 1.01);
+  expect_one_version_or_refusal(dir, first, second);
+}
+
+TEST(MpiAgreement, AMeshFileReplacedWhileTheRanksPartitionItGivesOneVersionOrARefusal) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  const std::string first = dir.file("a.h5"), second = dir.file("b.h5");
+  ASSERT_EQ(run_fluxjac(fmt::format("mesh gen --kind tet --n 4 --order rcm -q -o '{}'", first)).exit_code, 0);
+  std::filesystem::copy_file(first, second);
+  scale_state_in_place(second, 1.01);
+  expect_one_version_or_refusal(dir, first, second);
 }
 
 TEST(MpiAgreement, AParseErrorOrHelpOnOneRankIsRefusedOnBoth) {

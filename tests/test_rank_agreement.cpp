@@ -1,8 +1,12 @@
 // ctest-label: unit
 // Ranks agree before they work (docs/design.md, "Many GPUs", "Errors"): a rank's command as the items the ranks
-// compare (every option as parsed, defaults in the form of given values, files by path, size, time and partition),
+// compare (every option as parsed, defaults in the form of given values, files by path, size, time, inode and
+// partition), each input then pinned so that a file replaced or rewritten after its description is refused when read,
 // the bytes the ranks exchange, and the one error every rank reports for the first item they disagree on. In
 // process, on one rank; the many-rank runs are in test_mpi.cpp.
+#include <sys/stat.h>
+
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +14,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +30,7 @@
 #include "test_support.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/input_identity.hpp"
 
 namespace fluxjac {
 namespace {
@@ -287,6 +293,13 @@ TEST(CommandIntent, InputFilesAreNamedByFullPathSizeTimeAndPartitionAndOutputsBy
   const AgreedItem* size = find_item(intent, "the size and modification time of " + named);
   ASSERT_NE(size, nullptr);
   EXPECT_EQ(size->value.find(fmt::format("{} bytes, modified ", std::filesystem::file_size(mesh))), 0u) << size->value;
+  // One process is one machine: the inode is compared.
+  struct stat status {};
+  ASSERT_EQ(::stat(mesh.c_str(), &status), 0);
+  const AgreedItem* inode = find_item(intent, "the inode of " + named);
+  ASSERT_NE(inode, nullptr);
+  EXPECT_EQ(inode->value, std::to_string(status.st_ino));
+  EXPECT_EQ(inode->code, ExitCode::kInvalidInput);
   const AgreedItem* partition = find_item(intent, "the partition of " + named);
   ASSERT_NE(partition, nullptr);
   EXPECT_EQ(partition->value, "not partitioned");
@@ -303,6 +316,41 @@ TEST(CommandIntent, InputFilesAreNamedByFullPathSizeTimeAndPartitionAndOutputsBy
   const AgreedItem* cache = find_item(spec, "the mesh cache folder (--cache, or from $XDG_CACHE_HOME or $HOME)");
   ASSERT_NE(cache, nullptr);
   EXPECT_EQ(cache->value, shown_value(dir.file("cache")));
+}
+
+TEST(CommandIntent, AnInputReplacedOrRewrittenAfterItsDescriptionIsRefusedWhenRead) {
+  const TempDir dir;
+  const GeneratedMesh generated = test::generate_mesh("tet", 2);
+  FlowState other = generated.state;
+  for (double& q : other.Q) q *= 1.01;
+  const std::string mesh = dir.file("m.h5"), state = dir.file("s.h5"), replacement = dir.file("m-other.h5");
+  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  write_flow_state(state, generated.state);
+  write_edge_mesh(replacement, generated.mesh, &other);
+  const RankIntent intent = command_intent({"run", "--mesh", mesh, "--state", state}, true);
+  ASSERT_TRUE(intent.failure.empty()) << intent.failure;
+  // The files described are the files read, as often as they are opened.
+  EXPECT_NO_THROW(read_edge_mesh(mesh));
+  EXPECT_NO_THROW(read_edge_mesh(mesh));
+  EXPECT_NO_THROW(read_flow_state(state, generated.mesh.n_nodes));
+  // Renamed over: the same path, size and time, another file.
+  const auto modified = std::filesystem::last_write_time(mesh);
+  std::filesystem::last_write_time(replacement, modified);
+  std::filesystem::rename(replacement, mesh);
+  test::expect_invalid([&] { read_edge_mesh(mesh); }, {"m.h5: the file changed while the ranks started"});
+  EXPECT_THROW(h5::File::open(mesh), InputChanged);
+  // Rewritten in place, the same size, its modification time set back: the change time tells (after a pause: file
+  // times advance by the kernel's clock tick).
+  const auto state_modified = std::filesystem::last_write_time(state);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  {
+    h5::File file = h5::File::open(state, h5::File::Mode::kReadWrite);
+    h5::write_rows(file, "/state/Q", {{0, generated.mesh.n_nodes}}, other.Q);
+    file.close();
+  }
+  std::filesystem::last_write_time(state, state_modified);
+  test::expect_invalid([&] { read_flow_state(state, generated.mesh.n_nodes); },
+                       {"s.h5: the file changed while the ranks started"});
 }
 
 // ---- a partitioned file's digest -------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -14,7 +15,9 @@
 #include "bench/mesh_source.hpp"
 #include "cli/config_file.hpp"
 #include "partition/partition_digest.hpp"
+#include "ranks/communicator.hpp"
 #include "util/error.hpp"
+#include "util/input_identity.hpp"
 #include "util/output_paths.hpp"
 
 namespace fluxjac {
@@ -103,8 +106,21 @@ std::string modification_text(const struct stat& status) {
   return fmt::format("{}.{:09d} UTC", date, status.st_mtim.tv_nsec);
 }
 
-/// Its full path, its size and time, and a mesh's partition: what tells two files apart without reading them.
-void add_file_items(std::vector<AgreedItem>& items, const std::string& option, const std::string& path, bool mesh) {
+/// The inode number where every rank can compare it: all ranks on one machine, or a file on a network file system
+/// (one file has one inode number on every client). Ranks on several machines with the file on local disks read
+/// copies (`cp -p`), each with its own inode; path, size, time and partition are what they can compare.
+std::string inode_text(const std::string& path, const struct stat& status) {
+  const Communicator& world = Communicator::world();
+  if (world.node_size() == world.size() || shared_file_system(path))
+    return fmt::to_string(static_cast<unsigned long long>(status.st_ino));
+  return "not compared (ranks on several machines, the file on a local file system)";
+}
+
+/// Its full path, its size, time and inode, and a mesh's partition: what tells two files apart without reading them.
+/// A file that HDF5 reads later (`pinned`) is pinned first (util/input_identity.hpp), and these are that file's: every
+/// later open must find it, so ranks that agree here read one file or refuse.
+void add_file_items(std::vector<AgreedItem>& items, const std::string& option, const std::string& path, bool mesh,
+                    bool pinned) {
   const std::string named = fmt::format("{} {}", option, shown_value(path));
   std::error_code error;
   const fs::path full = fs::canonical(path, error);
@@ -116,11 +132,14 @@ void add_file_items(std::vector<AgreedItem>& items, const std::string& option, c
                      ExitCode::kInvalidInput});
     return;
   }
+  if (pinned && S_ISREG(status.st_mode))
+    if (const std::optional<struct stat> held = pin_input(path)) status = *held;
   items.push_back({"the file of " + named, shown_value(full.string()), ExitCode::kInvalidInput});
   items.push_back(
       {"the size and modification time of " + named,
        fmt::format("{} bytes, modified {}", static_cast<long long>(status.st_size), modification_text(status)),
        ExitCode::kInvalidInput});
+  items.push_back({"the inode of " + named, inode_text(full.string(), status), ExitCode::kInvalidInput});
   if (mesh && S_ISREG(status.st_mode))
     items.push_back({"the partition of " + named, partition_digest(full.string()), ExitCode::kInvalidInput});
 }
@@ -135,7 +154,7 @@ void add_file_and_place_items(std::vector<AgreedItem>& items, const CLI::App& le
   for (const std::string& option : kInputOptions)
     for (const std::string& path : given_values(leaf, option))
       if (!path.empty() && !(option == "--mesh" && is_generator_spec(path)))
-        add_file_items(items, option, path, option == "--mesh");
+        add_file_items(items, option, path, option == "--mesh", option != "--config");
   for (const std::string& option : kOutputOptions)
     for (const std::string& path : given_values(leaf, option))
       if (!path.empty() && path != kStandardOutput)
@@ -175,7 +194,14 @@ RankIntent read_command_intent(CLI::App& app, bool with_files) {
         continue;
       intent.items.push_back({option_name(*option), option_value(*option), ExitCode::kUsage});
     }
-  if (with_files) add_file_and_place_items(intent.items, leaf);
+  if (!with_files) return intent;
+  try {
+    add_file_and_place_items(intent.items, leaf);
+  } catch (const std::exception& error) {  // an input found changed, or any failure: every rank learns it next
+    const Error failure = as_error(error);
+    intent.failure = failure.what();
+    intent.failure_code = failure.code();
+  }
   return intent;
 }
 

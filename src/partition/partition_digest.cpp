@@ -9,6 +9,7 @@
 #include "partition/partition_io.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/input_identity.hpp"
 
 namespace fluxjac {
 namespace {
@@ -56,6 +57,8 @@ std::string partition_digest(const std::string& path) {
     }
     return fmt::format("{} parts, offsets checksum {:016x}", parts ? fmt::to_string(*parts) : "no count of",
                        checksum.value());
+  } catch (const InputChanged&) {
+    throw;  // not a property of the file but of the moment: the ranks would compare versions
   } catch (const std::exception& error) {
     return fmt::format("not readable as a partitioned mesh: {}", error.what());
   }

@@ -134,7 +134,7 @@ Error describe_difference(const std::vector<RankIntent>& intents, std::size_t in
   }
   if (groups.size() > kMostValuesShown)
     message += fmt::format(", and {} other values", groups.size() - kMostValuesShown);
-  message += file ? " (every rank must read the same file: the same path, size, modification time and partition)"
+  message += file ? " (every rank must read the same file: the same path, size, modification time, inode and partition)"
                   : " (start every rank with the same command and options)";
   return Error(message, named->code);
 }

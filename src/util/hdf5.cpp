@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "util/error.hpp"
+#include "util/input_identity.hpp"
 #include "util/input_path.hpp"
 #include "util/memory.hpp"
 
@@ -203,10 +204,21 @@ File File::open(const std::string& path, Mode mode, const std::string& display_n
     fail(ExitCode::kInvalidInput, "{}: cannot read the file (permission denied?)", name);
   if (H5Fis_hdf5(path.c_str()) <= 0) fail(ExitCode::kInvalidInput, "{}: not an HDF5 file", name);
   const PropertyList access = file_access_properties();
+  // HDF5's default driver, named: its handle is the descriptor that every read of this file goes through.
+  H5Pset_fapl_sec2(access.id());
   const hid_t id = H5Fopen(path.c_str(), mode == Mode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR, access.id());
   if (id < 0)
     fail(ExitCode::kInvalidInput, "{}: HDF5 cannot open the file (damaged, or locked by another program?)", name);
-  return File(id, name);
+  File file(id, name);
+  // An input the ranks agreed on must be the very file they agreed on (util/input_identity.hpp). Compared through
+  // the descriptor HDF5 reads, not by the path again, so a replacement after this point changes nothing read here.
+  // Reads only: an open for writing may itself mark the file (superblock flags), and no input is opened so.
+  if (mode == Mode::kReadOnly) {
+    void* handle = nullptr;
+    const bool has_descriptor = H5Fget_vfd_handle(id, access.id(), &handle) >= 0 && handle != nullptr;
+    require_pinned_input(path, has_descriptor ? *static_cast<const int*>(handle) : -1, name);
+  }
+  return file;
 }
 
 File File::create(const std::string& path, const std::string& display_name) {
