@@ -415,19 +415,22 @@ def check_configs(fluxjac, names):
 
 def recorded_revisions():
     revisions = {}
-    for path in sorted((DOCS / "results").glob("*.json")):
+    results = DOCS / "results"
+    for path in sorted(results.glob("*.json")) + sorted(results.glob("*/*.json")):
         found = re.search(r'"git_revision":\s*"([^"]*)"', path.read_text())
-        revisions[path.name] = found.group(1) if found else None
+        revisions[path.relative_to(results).as_posix()] = found.group(1) if found else None
     return revisions
 
 
 def entry_files(heading, revisions):
-    """The result files an entry's heading names: full names, and "-cfl100.json" or "-mcgs-" after a full name for the
-    files of the same prefix."""
+    """The result files an entry's heading names: full names, a folder ("h200-2026-11-29-check/") for every file in it,
+    and "-cfl100.json" or "-mcgs-" after a full name for the files of the same prefix."""
     tokens = re.findall(r"`([^`]+)`", heading)
     named, prefix = [], None
     for token in tokens:
-        if token in revisions:
+        if token.endswith("/"):  # a folder: every result file in it
+            named += [n for n in revisions if n.startswith(token)]
+        elif token in revisions:
             named.append(token)
             prefix = token[:token.rfind("-")]
         elif token.startswith("-") and prefix:
