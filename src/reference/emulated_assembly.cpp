@@ -2,6 +2,7 @@
 
 #include "assembly/block_signs.hpp"
 #include "assembly/orientation.hpp"
+#include "reference/host_variant.hpp"
 #include "reference/reference.hpp"
 #include "util/error.hpp"
 
@@ -74,37 +75,22 @@ void emulate_assembly(const VariantInfo& info, AssemblyStrategy strategy, const 
 // ---- NAME:cpu, the registered CPU emulation of every GPU variant ------------------------------------------
 namespace {
 
-class EmulatedVariant final : public Variant {
+class EmulatedVariant final : public HostVariant {
  public:
-  explicit EmulatedVariant(VariantInfo info) : info_(std::move(info)) {}
-  const VariantInfo& info() const override { return info_; }
+  using HostVariant::HostVariant;
 
-  void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override {
-    mesh_ = &mesh;
-    state_ = state;  // its own copy: a many-rank run refreshes the ghost rows in it
-    pattern_ = &pattern;
-  }
   void prepare(const AssemblyOptions& options) override {
     if (options.mode != AssemblyMode::kFull)
       fail(ExitCode::kUsage, "variant '{}' runs only in mode 'full' (the Table IV split is the GPU kernels')",
            info_.name);
     options_ = options;
   }
-  void zero() override {}  // emulate_assembly starts every assembly from zeros (Jacobian::resize)
   void assemble() override {
     emulate_assembly(info_, options_.strategy, *mesh_, state_, *pattern_, options_.orientation, jacobian_,
                      options_.residual);
   }
-  std::unique_ptr<Stopwatch> stopwatch() const override { return std::make_unique<SteadyStopwatch>(); }
-  void fetch(Jacobian& out) override { out = jacobian_; }
-  StateBuffer state_buffer() override { return {state_.Q.data(), state_.n_nodes(), false}; }
 
  private:
-  VariantInfo info_;
-  const EdgeMesh* mesh_ = nullptr;
-  FlowState state_;
-  const JacobianPattern* pattern_ = nullptr;
-  Jacobian jacobian_;
   AssemblyOptions options_;
 };
 

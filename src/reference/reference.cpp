@@ -12,6 +12,7 @@
 #include "assembly/block_signs.hpp"
 #include "assembly/orientation.hpp"
 #include "physics/roe_flux.hpp"
+#include "reference/host_variant.hpp"
 #include "registry/registry.hpp"
 #include "util/error.hpp"
 
@@ -132,15 +133,12 @@ std::vector<double> residual(const EdgeMesh& mesh, const std::vector<double>& Q)
 // ---- the registered 'reference' variant ---------------------------------------------------------
 namespace {
 
-class ReferenceVariant final : public Variant {
+class ReferenceVariant final : public HostVariant {
  public:
-  explicit ReferenceVariant(VariantInfo info) : info_(std::move(info)) {}
-  const VariantInfo& info() const override { return info_; }
+  using HostVariant::HostVariant;
 
   void setup(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern) override {
-    mesh_ = &mesh;
-    state_ = state;  // its own copy: a many-rank run refreshes the ghost rows in it
-    pattern_ = &pattern;
+    HostVariant::setup(mesh, state, pattern);
     jacobian_.resize(pattern, residual_);  // the output, allocated once (the timed loop allocates no more of it)
   }
 
@@ -151,19 +149,9 @@ class ReferenceVariant final : public Variant {
     if (options.residual != residual_) jacobian_.resize(*pattern_, options.residual);
     residual_ = options.residual;
   }
-  void zero() override {}  // assemble_reference starts every assembly from zeros (Jacobian::resize)
   void assemble() override { assemble_reference(*mesh_, state_, *pattern_, jacobian_, orientation_, residual_); }
-  std::unique_ptr<Stopwatch> stopwatch() const override { return std::make_unique<SteadyStopwatch>(); }
-
-  void fetch(Jacobian& out) override { out = jacobian_; }
-  StateBuffer state_buffer() override { return {state_.Q.data(), state_.n_nodes(), false}; }
 
  private:
-  VariantInfo info_;
-  const EdgeMesh* mesh_ = nullptr;
-  FlowState state_;
-  const JacobianPattern* pattern_ = nullptr;
-  Jacobian jacobian_;
   Orientation orientation_ = Orientation::kA;
   bool residual_ = false;
 };
