@@ -25,10 +25,11 @@ FLUXJAC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Open MPI (many ranks under mpirun), clang-format (the format check) and the Python scripts (h5py, NumPy,
 # Matplotlib; SciPy for scripts/load_jacobian.py and its test; meshio and gmsh for the mesh import; PyTorch, whose
 # functorch has the vmap and jacfwd of torch.func, so that tests/test_peer_torch.py runs the PyTorch peer of
-# scripts/peers on the CPU: about 150 packages with its libraries, some 50 MB to download).
+# scripts/peers on the CPU: about 150 packages with its libraries, some 50 MB to download; petsc4py, whose PETSc
+# solves the systems `fluxjac solve` writes in tests/test_solve_petsc.py: about 50 packages).
 FLUXJAC_PACKAGES=(build-essential cmake ninja-build libhdf5-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
                   libmetis-dev libptscotch-dev libopenmpi-dev openmpi-bin clang-format pkg-config python3-h5py
-                  python3-numpy python3-matplotlib python3-scipy python3-meshio gmsh python3-torch)
+                  python3-numpy python3-matplotlib python3-scipy python3-meshio gmsh python3-torch python3-petsc4py)
 
 # Prints one visible step line on stderr.
 fluxjac_step() {
