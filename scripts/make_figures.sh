@@ -10,3 +10,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rm -f docs/figures/*.png
 /usr/bin/python3 scripts/plot_bench.py docs/results/*.json docs/results/*-check/*-A.json docs/results/*-check/*-AT.json --out docs/figures
+/usr/bin/python3 scripts/plot_solve.py docs/results/*-solve/*.json docs/results/*-aoff-precision/*.json --out docs/figures

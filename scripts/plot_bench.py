@@ -190,7 +190,8 @@ def write_charts(charts, force):
     existing = [path for path, _ in charts if os.path.lexists(path)]
     if existing and not force:
         more = f" (and {len(existing) - 1} more charts)" if len(existing) > 1 else ""
-        sys.exit(f"plot_bench.py: {existing[0]} exists{more}; pass --force to replace the charts, or choose another --out")
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {existing[0]} exists{more}; pass --force to replace the charts, or "
+                 "choose another --out")
     for path, fig in charts:
         handle, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp-", suffix=".png",
                                              dir=os.path.dirname(path) or ".")

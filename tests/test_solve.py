@@ -142,6 +142,27 @@ def check_bad_options(fluxjac):
           f"--cusparse with the reference: one line naming both ({lines[-1] if lines else ''}), exit 3, nothing written")
 
 
+def check_convergence_chart():
+    """scripts/plot_solve.py draws the history of the JSON a solve wrote, refuses to replace it, and replaces it with
+    --force."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("SKIPPED (chart): /usr/bin/python3 has no matplotlib (Debian's python3-matplotlib)")
+        return
+    script = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "plot_solve.py"
+    chart = pathlib.Path("charts") / "convergence.png"
+    if chart.exists():
+        chart.unlink()
+    run(sys.executable, script, "s.json", "--out", "charts")
+    check(chart.stat().st_size > 10000, f"plot_solve.py draws {chart} ({chart.stat().st_size} bytes)")
+    before = chart.read_bytes()
+    refused = run(sys.executable, script, "s.json", "--out", "charts", expect=1)
+    check("--force" in refused.stderr and chart.read_bytes() == before,
+          f"plot_solve.py refuses to replace {chart} without --force: {refused.stderr.strip()}")
+    run(sys.executable, script, "s.json", "--out", "charts", "--force")
+
+
 def main():
     fluxjac = pathlib.Path(sys.argv[1]).resolve()
     loose = check_case(fluxjac, "mixed:3:rcm", 50.0, 1e-6)
@@ -159,6 +180,7 @@ def main():
     check(abs(f64[0] - tight[0]) <= 1 and abs(bf16[0] - tight[0]) <= 0.15 * tight[0],
           f"iterations with Aoff in f64, f32, bf16: {f64[0]}, {tight[0]}, {bf16[0]}")
     check_bad_options(fluxjac)
+    check_convergence_chart()
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)
