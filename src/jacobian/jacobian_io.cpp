@@ -66,19 +66,50 @@ void check_finite_residual(const std::string& file, const std::vector<double>& v
        rows ? h5::row_in_file(*rows, row) : row, i % kBlock, values[i]);
 }
 
-/// A Jacobian whose values overflowed (float32 Aoff past 3.4e38, or float64 Adiag) would be written as inf and
-/// then refused by every reader, fluxjac's own included: refuse it before the file exists.
+/// Why block `block` (its index in the file) cannot be written: its entry `entry` is not finite. A file holding it
+/// would be refused by every reader, fluxjac's own included, so the Jacobian is refused before the file exists.
 template <class Real>
-void check_representable(const std::string& file, const char* path, const std::vector<Real>& values,
-                         const char* type_name) {
-  const std::size_t i = first_non_finite(values);
-  if (i == values.size()) return;
-  const std::size_t entry = i % kBlockEntries;
-  fail(ExitCode::kInvalidInput,
-       "{}: cannot write {}[{}]: entry ({}, {}) is {}: the Jacobian exceeds the range of {} (largest {:.3g}); the "
-       "mesh areas or the state are too large in magnitude",
-       file, path, i / kBlockEntries, entry / kBlock, entry % kBlock, values[i], type_name,
-       static_cast<double>(std::numeric_limits<Real>::max()));
+std::string unwritable_block(const std::string& file, const char* path, std::int64_t block, std::size_t entry,
+                             Real value, const char* type_name) {
+  if (std::isnan(value))  // an invalid operation, not one value too large: typically inf - inf from a density near 0
+    return fmt::format(
+        "{}: cannot write {}[{}]: entry ({}, {}) is NaN, not a finite number: the flux's arithmetic overflowed; a "
+        "density near 0 in the state (or mesh areas or a state too large in magnitude) does that",
+        file, path, block, entry / kBlock, entry % kBlock);
+  return fmt::format(
+      "{}: cannot write {}[{}]: entry ({}, {}) is {}, not a finite number: the Jacobian exceeds the range of {} "
+      "(largest {:.3g}); the mesh areas or the state are too large in magnitude",
+      file, path, block, entry / kBlock, entry % kBlock, value, type_name,
+      static_cast<double>(std::numeric_limits<Real>::max()));
+}
+
+/// The first value of a Jacobian that its file cannot hold (Adiag's, then Aoff's, then the residual's), with its
+/// index in the file: rows and blocks held by rows are those of `rows` and `blocks`, in order (null: all, from 0).
+std::optional<UnwritableValue> find_unwritable(const std::string& file, const std::vector<double>& adiag,
+                                               const std::vector<float>& aoff, const std::vector<double>& residual,
+                                               const std::vector<h5::RowRange>* rows = nullptr,
+                                               const std::vector<h5::RowRange>* blocks = nullptr) {
+  const auto in_file = [](const std::vector<h5::RowRange>* ranges, std::size_t k) {
+    return ranges ? h5::row_in_file(*ranges, static_cast<std::int64_t>(k)) : static_cast<std::int64_t>(k);
+  };
+  // Datasets in the order one process checks them, so that the lowest order of any rank count is the same value.
+  constexpr std::int64_t kDatasetStride = std::int64_t{1} << 60;  // past any index a file can hold
+  if (const std::size_t i = first_non_finite(adiag); i < adiag.size()) {
+    const std::int64_t block = in_file(rows, i / kBlockEntries);
+    return UnwritableValue{block, unwritable_block(file, kAdiag, block, i % kBlockEntries, adiag[i], "float64")};
+  }
+  if (const std::size_t i = first_non_finite(aoff); i < aoff.size()) {
+    const std::int64_t block = in_file(blocks, i / kBlockEntries);
+    return UnwritableValue{kDatasetStride + block,
+                           unwritable_block(file, kAoff, block, i % kBlockEntries, aoff[i], "float32")};
+  }
+  if (const std::size_t i = first_non_finite(residual); i < residual.size()) {
+    const std::int64_t row = in_file(rows, i / kBlock);
+    return UnwritableValue{2 * kDatasetStride + row,
+                           fmt::format("{}: cannot write {}[{}]: component {} is {}, not a finite number", file,
+                                       kResidual, row, i % kBlock, residual[i])};
+  }
+  return std::nullopt;
 }
 
 void check_row_ptr(const std::string& file, const std::vector<block_offset>& row_ptr, std::int64_t nnz) {
@@ -214,9 +245,8 @@ std::vector<h5::RowRange> block_ranges(const JacobianRows& rows) {
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info, const std::function<void(const h5::File&)>& add_more) {
   check_writable(path, pattern, jacobian);
-  check_representable(path, kAdiag, jacobian.adiag, "float64");
-  check_representable(path, kAoff, jacobian.aoff, "float32");
-  check_finite_residual(path, jacobian.residual);
+  if (const auto unwritable = find_unwritable(path, jacobian.adiag, jacobian.aoff, jacobian.residual))
+    throw Error(unwritable->message, ExitCode::kInvalidInput);
   const std::int64_t n_nodes = pattern.n_nodes;
   const std::int64_t nnz = pattern.nnz();
   AtomicOutput output(path);
@@ -247,10 +277,14 @@ void create_jacobian_file(const std::string& file_path, const std::string& displ
   file.close();
 }
 
+std::optional<UnwritableValue> first_unwritable_value(const std::string& display_name, const JacobianRows& rows) {
+  const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows), blocks = block_ranges(rows);
+  return find_unwritable(display_name, rows.adiag, rows.aoff, rows.residual, &row_ranges, &blocks);
+}
+
 void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows) {
-  check_representable(display_name, kAdiag, rows.adiag, "float64");
-  check_representable(display_name, kAoff, rows.aoff, "float32");
-  check_finite_residual(display_name, rows.residual);
+  if (const auto unwritable = first_unwritable_value(display_name, rows))
+    throw Error(unwritable->message, ExitCode::kInvalidInput);
   h5::File file = h5::File::open(file_path, h5::File::Mode::kReadWrite, display_name);
   const std::vector<h5::RowRange> row_ranges = h5::row_ranges(rows.rows);
   h5::write_rows(file, kAdiag, row_ranges, rows.adiag);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,20 @@ struct JacobianRows {
 void create_jacobian_file(const std::string& file_path, const std::string& display_name, std::int64_t n_nodes,
                           std::int64_t nnz, bool with_residual, const JacobianFileInfo& info);
 
+/// \brief A value that a Jacobian file cannot hold: not finite, or past float32 in Aoff.
+struct UnwritableValue {
+  /// Orders such values as one process meets them (Adiag before Aoff before the residual, then by index in the
+  /// file): the lowest over the ranks is the value one process names.
+  std::int64_t order = 0;
+  std::string message;  ///< the error line: file, dataset, index in the file, entry, value and why
+};
+
+/// \brief The first value of rows that its file cannot hold, named by its index in the file; none when every value
+/// can be written.
+std::optional<UnwritableValue> first_unwritable_value(const std::string& display_name, const JacobianRows& rows);
+
 /// \brief Writes rows into a file made by create_jacobian_file (one process at a time). Error(kInvalidInput),
-/// before anything is written, when a value is not finite or exceeds float32 in Aoff.
+/// before anything is written, when a value is not finite or exceeds float32 in Aoff (first_unwritable_value).
 void write_jacobian_rows(const std::string& file_path, const std::string& display_name, const JacobianRows& rows);
 
 /// \brief Reads the given rows (ascending) of a Jacobian file, with read_jacobian's checks on what it reads.

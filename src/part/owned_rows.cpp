@@ -51,6 +51,17 @@ std::string stored_pattern_difference(const RankLayout& layout, const JacobianPa
 /// Writes the rows of every rank into one file: rank 0 creates it, the ranks write in turn, rank 0 commits it.
 void write_rows_in_turn(const Communicator& comm, const std::string& path, std::int64_t n_nodes,
                         const JacobianRows& rows, const JacobianFileInfo& info) {
+  // A value the file cannot hold is refused before the file exists, on every rank, as one process names it: the
+  // lowest in the file's order over the ranks (each rank's rows lie anywhere in the file).
+  const std::optional<UnwritableValue> unwritable = first_unwritable_value(path, rows);
+  const std::vector<std::int64_t> orders =
+      comm.all_gather(unwritable ? unwritable->order : std::numeric_limits<std::int64_t>::max());
+  const auto first = std::min_element(orders.begin(), orders.end());
+  if (*first != std::numeric_limits<std::int64_t>::max()) {
+    std::string message = unwritable ? unwritable->message : std::string();
+    comm.broadcast(message, static_cast<int>(first - orders.begin()));
+    throw Error(message, ExitCode::kInvalidInput);
+  }
   const std::int64_t nnz = comm.sum(static_cast<std::int64_t>(rows.columns.size()));
   // Every rank's case asked for the residual or none did (one configuration): the ranks with rows say.
   const bool with_residual = comm.max(std::int64_t{!rows.residual.empty()}) > 0;
