@@ -434,8 +434,8 @@ def chart_orderings(runs, out, written):
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8, title="node ordering", ncol=len(orders), loc="upper center")
         r = chosen[0]
-        ax.set_title(f"{series_name(device, assembly)} — {r['n_edges'] / 1e6:.2f}M edges, "
-                     f"{r['n_nodes'] / 1e6:.2f}M nodes, mode full", fontsize=9)
+        ax.set_title(f"{series_name(device, assembly)} — {edges_text(r['n_edges'])} edges, "
+                     f"{edges_text(r['n_nodes'])} nodes, mode full", fontsize=9)
     axes[-1, 0].set_xlabel("variant")
     fig.suptitle(f"Effect of the node ordering — {devices_of(full)}", fontsize=10)
     fig.tight_layout()
