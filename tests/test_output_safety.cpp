@@ -549,12 +549,33 @@ INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedWrite, ::testing::Values(SIGTE
                            return info.param == SIGTERM ? "SIGTERM" : info.param == SIGINT ? "SIGINT" : "SIGHUP";
                          });
 
-/// A signal to mpirun while the ranks write one file in turn (ranks/write_in_turn.hpp): mpirun sends the ranks SIGCONT,
-/// then SIGTERM a second later. The job must end without replacing the file and without leaving the temporary, also
-/// when the write would finish within that second (docs/design.md, "Errors").
-class InterruptedMpiWrite : public ::testing::TestWithParam<int> {};
+/// \brief The processes whose parent is `parent` (an mpirun's ranks).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const std::size_t close = text.rfind(')');  // "pid (comm) state ppid ..."
+    if (close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
 
-TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
+/// Signals during a file written by every rank in turn (ranks/write_in_turn.hpp), as they reach the ranks: mpirun
+/// answers INT, TERM and HUP by sending its ranks SIGCONT, then SIGTERM a second later; a rank may also be signalled
+/// on its own. Either way the job ends without replacing the file and without leaving rank 0's temporary, also when
+/// the write would end within mpirun's second (docs/design.md, "Errors"). How soon mpirun relays a signal sent to it
+/// is its own: a write that ends before mpirun relays anything has nothing to learn it from.
+/// Starts `mpirun -np 2 fluxjac run ... -o J.h5 --force` over the user's J.h5, waits for rank 0's temporary, calls
+/// signal_it(mpirun, rank 0, rank 1), and checks that J.h5 is the user's and nothing else is left.
+void run_and_signal(const std::function<void(pid_t mpirun, pid_t owner, pid_t other)>& signal_it) {
   SKIP_WITHOUT_MPI();
   const TempDir folder;
   const std::string output = folder.file("J.h5");
@@ -562,8 +583,7 @@ TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
   const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   ASSERT_GE(watch, 0);
   ASSERT_GE(::inotify_add_watch(watch, folder.path().c_str(), IN_CREATE), 0);
-  // A write of about 300 MB: long enough for mpirun's SIGCONT to reach the ranks while they write, also on a fast node
-  // under a loaded ctest, and mostly inside its second between SIGCONT and SIGTERM.
+  // A write of about 300 MB: the signals below reach the ranks while they write.
   Launch launch{
       {"run", "-q", "--mesh", "mixed:60:rcm", "--no-validate", "--warmup", "0", "--reps", "1", "-o", output, "--force"},
       {},
@@ -575,16 +595,25 @@ TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
   const pid_t pid = start(launch, log_fd, log_fd, {test::mpiexec_path(), "-np", "2"});
   ::close(log_fd);
   const std::string temporary = created_name(watch, "J.h5.tmp-");
-  ::kill(pid, temporary.empty() ? SIGKILL : GetParam());
+  ::close(watch);
+  pid_t owner = 0, other = 0;
+  if (!temporary.empty()) {
+    owner = static_cast<pid_t>(std::stol(temporary.substr(std::string("J.h5.tmp-").size())));  // rank 0's pid
+    for (const pid_t child : children_of(pid))
+      if (child != owner) other = child;
+  }
+  if (owner > 0 && other > 0)
+    signal_it(pid, owner, other);
+  else
+    ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  ::close(watch);
   std::ifstream log(folder.file("log"));
   const std::string printed(std::istreambuf_iterator<char>(log), {});
   ASSERT_FALSE(temporary.empty()) << "no temporary appeared within the time limit:\n" << printed;
+  ASSERT_GT(other, 0) << "the rank besides rank 0 (pid " << owner << ") was not found among mpirun's children";
   EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "mpirun ended with success after the signal";
-  // The ranks end within mpirun's sequence; give a rank that outlives mpirun a moment.
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // a rank that outlives mpirun, a moment
   std::ifstream kept(output);
   const std::string content(std::istreambuf_iterator<char>(kept), {});
   EXPECT_TRUE(content == "the user's J.h5")
@@ -592,6 +621,26 @@ TEST_P(InterruptedMpiWrite, NeitherReplacesTheFileNorLeavesTheTemporary) {
   std::vector<std::string> names = names_in(folder.path());
   names.erase(std::remove(names.begin(), names.end(), "log"), names.end());
   EXPECT_EQ(names, std::vector<std::string>{"J.h5"}) << "left behind: " << ::testing::PrintToString(names);
+}
+
+class InterruptedMpiWrite : public ::testing::TestWithParam<int> {};
+
+TEST_P(InterruptedMpiWrite, MpirunsSequenceCommitsNothing) {
+  // What mpirun relays, at once: SIGCONT to every rank, then the signal to mpirun, which sends SIGTERM a second later.
+  run_and_signal([](pid_t mpirun, pid_t owner, pid_t other) {
+    ::kill(owner, SIGCONT);
+    ::kill(other, SIGCONT);
+    ::kill(mpirun, GetParam());
+  });
+}
+
+TEST_P(InterruptedMpiWrite, TheRankWithoutTheTemporaryRemovesIt) {
+  run_and_signal([](pid_t, pid_t, pid_t other) { ::kill(other, GetParam()); });
+}
+
+TEST(InterruptedMpiWriteOutright, ARankZeroKilledOutrightLeavesNoTemporary) {
+  // Rank 0 cannot remove its temporary after SIGKILL: the other rank does, on the SIGTERM mpirun sends it then.
+  run_and_signal([](pid_t, pid_t owner, pid_t) { ::kill(owner, SIGKILL); });
 }
 
 INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedMpiWrite, ::testing::Values(SIGTERM, SIGINT, SIGHUP),
