@@ -286,6 +286,21 @@ TEST(BenchUsage, BadMeshesVariantsAndValuesAreUsageErrors) {
   }
 }
 
+TEST(BenchUsage, ARankCountBelowOneSaysRankCountsMustBeOneOrMore) {
+  const TempDir folder;
+  const std::string config = folder.file("ranks.toml");
+  std::ofstream(config) << "meshes = [\"tet:2:rcm\"]\nranks = 0\n";
+  const std::string cache = " --cache " + shell_quoted(folder.file("cache"));
+  for (const std::string& args :
+       {std::string("bench --mesh tet:2:rcm --ranks 0"), std::string("bench --mesh tet:2:rcm --ranks -1"),
+        std::string("bench --mesh tet:2:rcm --ranks 1,0"), "bench --config " + shell_quoted(config)}) {
+    const CommandResult result = run_fluxjac(args + cache);
+    EXPECT_EQ(result.exit_code, 3) << args << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, "rank counts must be 1 or more")) << args << "\n" << result.output;
+    EXPECT_FALSE(contains(result.output, "mpirun")) << args << "\n" << result.output;
+  }
+}
+
 TEST(BenchSweep, ConfigKeysAreTheLongOptionNames) {
   const TempDir folder;
   const std::string config = folder.file("sweep.toml");
@@ -1180,6 +1195,29 @@ TEST(BenchMeshSpec, ParsesKindSizeOrderAndSeed) {
       ADD_FAILURE() << "accepted " << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::kUsage) << bad;
+    }
+  }
+}
+
+TEST(BenchMeshSpec, ATooLargeNIsCalledTooLargeWithTheGeneratorsLimit) {
+  const std::string limit = "the generator takes n up to " + std::to_string(largest_box_mesh_n());
+  EXPECT_EQ(largest_box_mesh_n(), 1289) << "(n+1)^3 nodes in int32";
+  EXPECT_NO_THROW(validate_box_mesh_spec(parse_mesh_spec("tet:1289:natural")));
+  for (const std::string n : {"1290", "4194303", "99999999999999999999"}) {
+    try {
+      parse_mesh_spec("tet:" + n + ":natural");
+      ADD_FAILURE() << "accepted n = " << n;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage) << e.what();
+      EXPECT_TRUE(contains(e.what(), "n " + n + " is too large: " + limit)) << e.what();
+    }
+  }
+  for (const std::string n : {"0", "000", "-1", "1e3"}) {
+    try {
+      parse_mesh_spec("tet:" + n + ":natural");
+      ADD_FAILURE() << "accepted n = " << n;
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), "n '" + n + "' is not a positive whole number")) << e.what();
     }
   }
 }

@@ -725,6 +725,8 @@ std::vector<BadInputCase> bad_input_cases() {
       spoil_file("gamma_1_3", [](const h5::File& file) { h5::write_attribute(file, "/state", "gamma", 1.3); },
                  {"/state", "gamma", "1.3"}),
       spoil_dataset<double>("negative_density", "/state/Q", set_value(12, 5, 0, -1.0), {"/state/Q[12]", "density"}),
+      spoil_dataset<double>("subnormal_density", "/state/Q", set_value(12, 5, 0, 1e-310),
+                            {"/state/Q[12]", "density is 1e-310", "below the normal range"}),
       spoil_dataset<double>("negative_pressure", "/state/Q", set_value(13, 5, 4, 0.0), {"/state/Q[13]", "pressure"}),
       {"state_file_node_count",
        [](const TempDir& folder, const std::string& copy) {

@@ -105,6 +105,35 @@ TEST(DeclaredSizes, ANodeCountThatNothingInTheFileHoldsIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(folder.file("one-part.h5")));
 }
 
+TEST(DeclaredSizes, InfoRefusesAStateThatDoesNotFitTheNodeCountAsRunDoesBeforeItsSummariesNeedMemory) {
+  const TempDir folder;
+  const GeneratedMesh generated = test::generate_mesh("tet", 3, "natural");
+  EdgeMesh mesh = generated.mesh;
+  mesh.coords.clear();
+  mesh.volumes.clear();
+  const std::string path = folder.file("nodes.h5");
+  write_edge_mesh(path, mesh, &generated.state);  // the state of the 64 nodes
+  constexpr std::int64_t kNodes = 2147483647;
+  {
+    // 2^31 - 1 nodes, held by boundary flags allocated in the file but never written (a sparse file of 2 GiB): the
+    // node count is valid, and the state's 64 rows do not fit it.
+    h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
+    h5::write_attribute(file, "/mesh", "n_nodes", kNodes);
+    const hsize_t shape[1] = {static_cast<hsize_t>(kNodes)};
+    const h5::Dataspace space(H5Screate_simple(1, shape, nullptr));
+    const h5::PropertyList creation(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_alloc_time(creation.id(), H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(creation.id(), H5D_FILL_TIME_NEVER);
+    const h5::Dataset flags(H5Dcreate2(file.id(), "/mesh/boundary_nodes", H5T_STD_U8LE, space.id(), H5P_DEFAULT,
+                                       creation.id(), H5P_DEFAULT));
+    ASSERT_TRUE(flags.valid());
+  }
+  const std::vector<std::string> fragments = {path, "/state/Q", "[64, 5]", fmt::format("[{}, 5]", kNodes)};
+  expect_error_line(run_fluxjac(fmt::format("run -q --threads 1 --mesh '{}'", path)), 2, fragments);
+  // info read the flags and summarized the mesh first, per node, and ran out of memory (exit 4).
+  expect_error_line(run_fluxjac(fmt::format("info '{}'", path)), 2, fragments);
+}
+
 TEST(DeclaredSizes, NodesThatNoEdgeReachesAreValidWhereAPerNodeDatasetHoldsThem) {
   const TempDir folder;
   for (const bool with_coords : {true, false}) {

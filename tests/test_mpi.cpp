@@ -491,6 +491,34 @@ TEST(MpiBadInput, AnOutputOverAnInputIsRefusedOnEveryRankAndTheInputKept) {
   EXPECT_NO_THROW(read_edge_mesh(path));
 }
 
+TEST(MpiBadInput, AJacobianThatCannotBeWrittenIsNamedInTheFilesNumberingAsOneProcessNamesIt) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();
+  const TempDir dir;
+  GeneratedMesh generated = test::generate_mesh("tet", 4, "rcm");
+  // One edge late in the file whose area takes its Aoff blocks past float32 (Adiag, float64, still holds them): a
+  // rank's own index of the first such block differs from the file's.
+  generated.mesh.areas[generated.mesh.areas.size() * 2 / 3] *= 1e45;
+  const std::string path = dir.file("m.h5"), output = dir.file("J.h5");
+  write_edge_mesh(path, generated.mesh, &generated.state);
+  const CommandResult one = run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, output));
+  ASSERT_EQ(one.exit_code, 2) << one.output;
+  const std::size_t at = one.output.find("/jacobian/aoff[");
+  ASSERT_NE(at, std::string::npos) << one.output;
+  const std::string named = one.output.substr(at, one.output.find(']', at) + 1 - at);
+  ASSERT_NE(named, "/jacobian/aoff[0]") << one.output;
+  for (const int ranks : {2, 3}) {
+    const CommandResult result =
+        run_fluxjac_mpi(ranks, fmt::format("run --mesh '{}' --threads 1 -q -o '{}'", path, output));
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_EQ(count_lines(result.output, "fluxjac: error (rank"), static_cast<std::size_t>(ranks)) << result.output;
+    EXPECT_EQ(count_lines(result.output, named + ": entry"), static_cast<std::size_t>(ranks))
+        << "one process names " << named << "\n"
+        << result.output;
+    EXPECT_FALSE(std::filesystem::exists(output));
+  }
+}
+
 // ---- ranks agree before they work; a failure on one rank ends the job at once ------------------------------------
 
 /// One rank of a two-program job: its fluxjac arguments, and optionally a working directory and shell commands run

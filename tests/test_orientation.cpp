@@ -2,6 +2,7 @@
 // The adjoint orientation (docs/design.md, "The adjoint orientation"): A^T assembled by every GPU variant's lanes run
 // on the CPU with the kernels' rules (both strategies), and by the CPU reference, equals the transpose of the A they
 // assemble, block for block; the rules themselves; and the Jacobian file's orientation.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,20 @@ TEST_F(OrientationFile, AMissingOrUnknownOrientationOrVersionIsRefused) {
     h5::write_attribute(file, "/jacobian", "orientation", std::string("transposed"));
   }
   test::expect_invalid([&] { read_jacobian(path); }, {"bad.h5", "\"transposed\"", "\"A\" or \"A^T\""});
+  {
+    const h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
+    h5::write_attribute(file, "/jacobian", "orientation", std::string(300000, 'x'));
+  }
+  // A huge value is quoted by its start and its length, not echoed whole into the error line.
+  for (const auto& read :
+       std::vector<std::function<void()>>{[&] { read_jacobian(path); }, [&] { read_jacobian_info(path); }}) {
+    test::expect_invalid(read, {"bad.h5", std::string(80, 'x') + "... (300000 bytes)\"", "\"A\" or \"A^T\""});
+    try {
+      read();
+    } catch (const Error& error) {
+      EXPECT_LT(std::string(error.what()).size(), 300u) << error.what();
+    }
+  }
   {
     const h5::File file = h5::File::open(path, h5::File::Mode::kReadWrite);
     h5::remove_attribute(file, "/", "version");

@@ -54,7 +54,7 @@ struct Launch {
   std::optional<rlim_t> file_size_limit;  ///< RLIMIT_FSIZE, bytes: a disk that is full after this many bytes
   std::optional<rlim_t> data_limit;       ///< RLIMIT_DATA, bytes: a machine with little memory
   std::vector<std::string> environment;   ///< extra NAME=value entries
-  std::string stdout_file;                ///< send stdout there (e.g. /dev/full) instead of capturing it
+  std::string stdout_file;                ///< send stdout there (e.g. /dev/full) instead of capturing it; "-": closed
 };
 
 struct Outcome {
@@ -98,6 +98,7 @@ pid_t start(const Launch& launch, int out_fd, int err_fd, const std::vector<std:
   }
   const int stdout_target = launch.stdout_file.empty() ? out_fd : ::open(launch.stdout_file.c_str(), O_WRONLY);
   ::dup2(stdout_target, STDOUT_FILENO);
+  if (launch.stdout_file == "-") ::close(STDOUT_FILENO);  // as the shell's `>&-`
   ::dup2(err_fd, STDERR_FILENO);
   ::execve(arguments[0], arguments.data(), environment.data());
   ::_exit(127);
@@ -491,6 +492,28 @@ TEST(OutputSafetyFullDisk, StandardOutputOnAFullDeviceIsAnError) {
   EXPECT_TRUE(contains(outcome.err, "No space left on device")) << outcome.err;
 }
 
+/// The table of every command that prints one, to a full device or a closed stream: the results are lost, so the
+/// command fails (exit 4) and says so, where it used to exit 0.
+TEST(OutputSafetyFullDisk, TheTableOnAFullDeviceOrAClosedStandardOutputIsAnError) {
+  const TempDir folder;
+  for (const std::string target : {"/dev/full", "-"}) {
+    for (const std::vector<std::string>& args :
+         {quick_run({"--mesh", small_mesh()}),
+          quick_run({"--mesh", small_mesh(), "-o", folder.file("J.h5"), "--force"}), std::vector<std::string>{"list"},
+          std::vector<std::string>{"info", small_mesh()}}) {
+      std::string command = "fluxjac";
+      for (const std::string& arg : args) command += " " + arg;
+      SCOPED_TRACE(command + (target == "-" ? " >&-" : " > " + target));
+      const Outcome outcome = run(Launch{args, {}, {}, {}, target});
+      expect_error_line(
+          outcome, 4,
+          {"standard output: writing failed", target == "-" ? "Bad file descriptor" : "No space left on device"});
+    }
+  }
+  // The Jacobian went where it was asked to, whole: only the table was lost.
+  EXPECT_NO_THROW(read_jacobian(folder.file("J.h5")));
+}
+
 // ---- signals during a write: the temporary goes, the process ends by that signal ----------------------------
 
 /// \brief The first name starting with `prefix` created in the folder `watch` watches (inotify, IN_CREATE), waiting
@@ -837,7 +860,26 @@ TEST(OutputSafetyValues, AoffBeyondFloat32FailsBeforeTheFileIsWritten) {
     file.close();
   }
   const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
-  expect_error_line(outcome, 2, {"J.h5", "/jacobian/aoff", "float32"});
+  expect_error_line(outcome, 2, {"J.h5", "/jacobian/aoff", "is inf, not a finite number", "float32"});
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
+}
+
+TEST(OutputSafetyValues, ANanJacobianIsCalledNotFiniteAndBlamesADensityNearZero) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  {
+    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+    const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
+    std::vector<double> q = h5::read<double>(file, info);
+    // At rest with p = 1: a valid state, but 1e-300 is a density near 0, and the flux's arithmetic overflows.
+    const std::vector<double> near_vacuum{1e-300, 0.0, 0.0, 0.0, 2.5};
+    std::copy(near_vacuum.begin(), near_vacuum.end(), q.begin() + 5 * 20);
+    h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, q);
+    file.close();
+  }
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
+  expect_error_line(outcome, 2, {"J.h5", "/jacobian/adiag[", "is NaN, not a finite number", "density near 0"});
+  EXPECT_FALSE(contains(outcome.err, "exceeds the range")) << outcome.err;
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
 }
 

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -976,6 +978,23 @@ TEST(PartitionFileRun, APartCountPastTheNodeCountIsInvalidInputForInfoAndRunAlik
   }
   const CommandResult info = run_fluxjac(fmt::format("info '{}'", file.path));
   expect_error(info, 2, {"/partition: attribute \"parts\" is 4611686018427387904, expected 1 to n_nodes"});
+  expect_refused_on_every_rank(2, fmt::format("run --mesh '{}' --threads 1 -q", file.path), error_message(info), "");
+  expect_invalid([&] { partition_parts(file.path); }, {error_message(info)});
+}
+
+TEST(PartitionFileRun, AnUnsignedPartCountPastInt64IsNamedAsStored) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const PartitionedFile file = write_slab_partitioned(folder, "slabs.h5", 2);
+  {
+    h5::File changed = h5::File::open(file.path, h5::File::Mode::kReadWrite);
+    const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    h5::write_attribute_raw(changed, "/partition", "parts", H5T_STD_U64LE, H5T_NATIVE_UINT64, &most);
+    changed.close();
+  }
+  // Not int64's largest, 9223372036854775807, where HDF5's conversion clips it.
+  const CommandResult info = run_fluxjac(fmt::format("info '{}'", file.path));
+  expect_error(info, 2, {"/partition: attribute \"parts\" is 18446744073709551615, too large"});
   expect_refused_on_every_rank(2, fmt::format("run --mesh '{}' --threads 1 -q", file.path), error_message(info), "");
   expect_invalid([&] { partition_parts(file.path); }, {error_message(info)});
 }

@@ -1,6 +1,7 @@
 // ctest-label: unit
 // The text helpers of util/text.hpp: printable(), which every `fluxjac: error:` line passes through, so that a file
-// name or value it quotes can neither split the line nor drive the terminal.
+// name or value it quotes can neither split the line nor drive the terminal; quoted_file_text(), which also cuts a
+// huge value from a file to a line's worth.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,6 +23,16 @@ TEST(Printable, EscapesEveryControlCharacterAndKeepsTheRest) {
   EXPECT_EQ(printable(""), "");
   const std::string hostile = "x\n\x1b[2J\xc2\x9b\xff";
   EXPECT_EQ(printable(printable(hostile)), printable(hostile)) << "escaping twice changes nothing";
+}
+
+TEST(QuotedFileText, KeepsShortTextAndCutsLongTextAtACharacterWithItsLength) {
+  EXPECT_EQ(quoted_file_text("A^T"), "A^T");
+  EXPECT_EQ(quoted_file_text("a\nb"), "a\\nb");
+  EXPECT_EQ(quoted_file_text(std::string(80, 'x')), std::string(80, 'x'));
+  EXPECT_EQ(quoted_file_text(std::string(300000, 'x')), std::string(80, 'x') + "... (300000 bytes)");
+  // A two-byte character across the cut is left out whole, not split into escapes.
+  const std::string accented = std::string(79, 'x') + "\xc3\xa9" + std::string(100, 'y');
+  EXPECT_EQ(quoted_file_text(accented), std::string(79, 'x') + "... (181 bytes)");
 }
 
 TEST(Printable, EveryPairOfBytesIsOneWholeCharacterOrComesOutAsPrintableAscii) {

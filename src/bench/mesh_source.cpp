@@ -17,6 +17,7 @@
 #include "util/named_enum.hpp"
 #include "util/nearest_name.hpp"
 #include "util/note.hpp"
+#include "util/text.hpp"
 #include "version.hpp"
 
 namespace fluxjac {
@@ -78,9 +79,14 @@ BoxMeshSpec parse_mesh_spec(const std::string& text) {
   } catch (const Error& error) {
     fail(ExitCode::kUsage, "mesh spec '{}': {}; expected {}", text, error.what(), spec_form());
   }
-  const auto n = parse_count(fields[1]);
-  if (!n || *n < 1 || *n > 100000)
-    fail(ExitCode::kUsage, "mesh spec '{}': n '{}' is not a positive whole number", text, fields[1]);
+  const std::string& n_text = fields[1];
+  if (n_text.find_first_not_of("0123456789") != std::string::npos || n_text.find_first_not_of('0') == std::string::npos)
+    fail(ExitCode::kUsage, "mesh spec '{}': n '{}' is not a positive whole number", text, n_text);
+  const auto n = parse_count(n_text.substr(n_text.find_first_not_of('0')));  // nullopt: more than 19 digits
+  if (!n || *n > static_cast<unsigned long long>(largest_box_mesh_n()))
+    fail(ExitCode::kUsage,
+         "mesh spec '{}': n {} is too large: the generator takes n up to {} ((n+1)^3 nodes, 32-bit node ids)", text,
+         n_text, largest_box_mesh_n());
   spec.n = static_cast<int>(*n);
   if (fields.size() == 4) {
     const auto seed = parse_count(fields[3]);
@@ -126,7 +132,7 @@ std::string cached_mesh_mismatch(const MeshSource& source) {
   try {
     const std::optional<std::string> record = read_box_mesh_generator_record(source.file);
     if (!record) return fmt::format("records no generator spec (expected '{}')", expected);
-    if (*record != expected) return fmt::format("records '{}', not '{}'", *record, expected);
+    if (*record != expected) return fmt::format("records '{}', not '{}'", quoted_file_text(*record), expected);
     const h5::File file = h5::File::open(source.file);
     const std::int64_t nodes_per_side = source.spec->n + 1;
     const std::int64_t expected_nodes = nodes_per_side * nodes_per_side * nodes_per_side;

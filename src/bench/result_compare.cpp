@@ -220,7 +220,7 @@ class Members {
 std::string run_status(const Members& run) {
   const std::string status = run.text("status").value_or(to_string(CaseStatus::kOk));
   if (find_named<CaseStatus>(status)) return status;
-  fail(ExitCode::kInvalidInput, "{}: \"status\" is '{}', expected {}", run.where(), printable(status),
+  fail(ExitCode::kInvalidInput, "{}: \"status\" is '{}', expected {}", run.where(), quoted_file_text(status),
        name_list<CaseStatus>());
 }
 
@@ -230,7 +230,7 @@ std::optional<std::uint64_t> mesh_digest_of(const Members& run) {
   if (!text) return std::nullopt;
   if (text->size() != 16 || text->find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
     fail(ExitCode::kInvalidInput, "{}: \"mesh_digest\" is '{}', expected 16 hexadecimal digits", run.where(),
-         printable(*text));
+         quoted_file_text(*text));
   return std::stoull(*text, nullptr, 16);
 }
 
@@ -261,7 +261,7 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   r.orientation = run.text("orientation").value_or("A");
   if (!find_named<Orientation>(r.orientation))
     fail(ExitCode::kInvalidInput, "{}: \"orientation\" is \"{}\", expected \"A\" or \"A^T\"", run.where(),
-         r.orientation);
+         quoted_file_text(r.orientation));
   r.residual = run.flag("residual").value_or(false);
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
   r.edges_per_block_requested = static_cast<int>(run.whole_number("edges_per_block_requested", 0, INT_MAX).value_or(0));
@@ -479,7 +479,7 @@ ResultFile read_result_file(const std::string& path) {
   const std::string schema = top.text("schema").value_or(kResultSchema);
   if (schema != kResultSchema)
     fail(ExitCode::kInvalidInput, "{}: schema '{}' is not a fluxjac result file (expected {})", shown,
-         printable(schema), kResultSchema);
+         quoted_file_text(schema), kResultSchema);
   const std::int64_t version = top.whole_number("schema_version", 1, INT_MAX).value_or(1);
   if (version > kResultSchemaVersion)
     fail(ExitCode::kInvalidInput, "{}: schema version {} is newer than this fluxjac reads ({}): update fluxjac", shown,

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -66,6 +68,16 @@ std::optional<int> refused_by_ranks(const RankIntent& intent) {
   }
 }
 
+/// What a command printed on standard output and could not write (a full device, a stream closed with `>&-`) is
+/// lost: a run-time error, like a failed write of `--json -`, never exit 0.
+void check_standard_output() {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout))
+    fail(ExitCode::kRuntime, "standard output: writing failed: {}",
+         flushed || errno == 0 ? "some of what the command printed was lost" : std::strerror(errno));
+}
+
 /// Runs the selected command, turning every exception into one line and an exit code.
 int run_action(const CommandAction& action) {
   static const bool guard_registered = std::atexit(exit_during_command) == 0;
@@ -79,7 +91,10 @@ int run_action(const CommandAction& action) {
     int code = 0;
     // The command's guard: a rank that fails meets the others here or in their next collective, and every rank then
     // reports the same error (ranks/communicator.hpp).
-    world.agree([&] { code = action ? action() : 0; });
+    world.agree([&] {
+      code = action ? action() : 0;
+      check_standard_output();
+    });
     return code;
   } catch (const std::exception& e) {
     const Error error = as_error(e);

@@ -42,10 +42,12 @@ std::vector<int> rank_counts(const BenchOptions& options, const Communicator& wo
   std::vector<int> counts = options.ranks.empty() ? std::vector<int>{world.size()} : options.ranks;
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  for (const int count : counts)
-    if (count < 1 || count > world.size())
+  for (const int count : counts) {
+    if (count < 1) fail(ExitCode::kUsage, "--ranks {}: rank counts must be 1 or more (e.g. --ranks 1,2,4)", count);
+    if (count > world.size())
       fail(ExitCode::kUsage, "--ranks {}: this job has {} rank{}; start it with 'mpirun -np {} fluxjac bench ...'",
-           count, world.size(), world.size() == 1 ? "" : "s", std::max(count, 1));
+           count, world.size(), world.size() == 1 ? "" : "s", count);
+  }
   if (options.scaling != "none" && counts.front() != 1)
     fail(ExitCode::kUsage, "--scaling {} measures against one rank: include 1 in --ranks (e.g. --ranks 1,2,4)",
          options.scaling);

@@ -19,6 +19,7 @@
 #include "physics/gas.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -133,10 +134,12 @@ void describe_partition(std::string& text, const std::string& path, const EdgeMe
 std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_state) {
   std::string text =
       fmt::format("{}: fluxjac edge mesh (format {} version {})\n", path, kEdgeMeshFormat, kEdgeMeshFormatVersion);
-  std::int64_t n_nodes = -1;
+  std::optional<FlowState> state;
   if (has_mesh) {
     const EdgeMesh mesh = read_edge_mesh(path);
-    n_nodes = mesh.n_nodes;
+    // The state is read as `run` reads it, right after the mesh and before the summaries that take memory per node:
+    // a state that does not fit the mesh is reported as run reports it, not as the memory those summaries lacked.
+    if (has_state) state = read_flow_state(path, mesh.n_nodes);
     const EdgeMeshExtras extras = read_edge_mesh_extras(path, mesh.n_nodes);
     if (extras.cells) add_line(text, "made from", extras.cells->text());
     if (!extras.source.empty()) add_line(text, "element mesh", extras.source);
@@ -147,8 +150,9 @@ std::string describe_mesh_file(const std::string& path, bool has_mesh, bool has_
   } else {
     add_line(text, "mesh", "none (a state-only file)");
   }
-  if (has_state)
-    describe_state(text, read_flow_state(path, n_nodes));
+  if (has_state && !state) state = read_flow_state(path, -1);  // a state-only file
+  if (state)
+    describe_state(text, *state);
   else
     add_line(text, "state", "none in this file (give one with --state)");
   return text;
@@ -234,8 +238,8 @@ std::string describe_file(const std::string& path) {
          "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\", \"{}\" or \"{}\")", path,
          kEdgeMeshFormat, kElementMeshFormat, kJacobianFormat);
   fail(ExitCode::kInvalidInput,
-       "{}: root attribute \"format\" is \"{}\": not a fluxjac file (expected \"{}\", \"{}\" or \"{}\")", path, *format,
-       kEdgeMeshFormat, kElementMeshFormat, kJacobianFormat);
+       "{}: root attribute \"format\" is \"{}\": not a fluxjac file (expected \"{}\", \"{}\" or \"{}\")", path,
+       quoted_file_text(*format), kEdgeMeshFormat, kElementMeshFormat, kJacobianFormat);
 }
 
 }  // namespace fluxjac

@@ -9,6 +9,7 @@
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac {
 namespace {
@@ -220,7 +221,7 @@ JacobianFileInfo read_attributes(const h5::File& file, int format_version) {
     const std::optional<Orientation> parsed = find_named<Orientation>(*orientation);
     if (!parsed)
       fail(ExitCode::kInvalidInput, "{}: {}: attribute \"orientation\" is \"{}\", expected \"A\" or \"A^T\"",
-           file.name(), kGroup, *orientation);
+           file.name(), kGroup, quoted_file_text(*orientation));
     info.orientation = *parsed;
   }
   return info;

@@ -300,17 +300,20 @@ void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<Availabl
        advice);
 }
 
+int largest_box_mesh_n() {
+  const std::int64_t max_nodes = std::numeric_limits<node_index>::max();
+  int max_n = 1;
+  while (std::int64_t{max_n + 2} * (max_n + 2) * (max_n + 2) <= max_nodes) ++max_n;
+  return max_n;
+}
+
 void validate_box_mesh_spec(const BoxMeshSpec& spec) {
   if (spec.n < 1) fail(ExitCode::kUsage, "box mesh: n = {} hexahedra per direction; it must be at least 1", spec.n);
   const std::int64_t side = static_cast<std::int64_t>(spec.n) + 1;
-  const std::int64_t max_nodes = std::numeric_limits<node_index>::max();
-  if (side * side * side > max_nodes) {
-    std::int64_t max_n = 1;
-    while ((max_n + 2) * (max_n + 2) * (max_n + 2) <= max_nodes) ++max_n;
+  if (spec.n > largest_box_mesh_n())
     fail(ExitCode::kUsage,
          "box mesh: n = {} gives (n+1)^3 = {} nodes, more than the {} that 32-bit node ids allow (use n <= {})", spec.n,
-         side * side * side, max_nodes, max_n);
-  }
+         side * side * side, std::numeric_limits<node_index>::max(), largest_box_mesh_n());
   if (!(spec.jitter >= 0.0 && spec.jitter < 0.45))
     fail(ExitCode::kUsage, "box mesh: jitter {} is outside [0, 0.45) (a fraction of the local node spacing)",
          spec.jitter);

@@ -63,6 +63,9 @@ struct GeneratedMesh {
 /// \brief Fails with ExitCode::kUsage, saying what to change, if a spec cannot be built.
 void validate_box_mesh_spec(const BoxMeshSpec& spec);
 
+/// \brief The largest n the generator takes: (n+1)^3 nodes must fit 32-bit node ids.
+int largest_box_mesh_n();
+
 /// \brief Peak memory of generate_box_mesh for a spec, in bytes: the arrays alive at its largest stage (the
 /// median dual for natural order, the renumbering otherwise), counted from the exact node, cell and edge
 /// counts, with 10% for the allocator's slack, plus the program itself. Measured peaks (maximum resident set,

@@ -356,7 +356,7 @@ void check_state_values(const std::string& file, const char* dataset, const std:
     if (!(conservative[0] > 0.0))
       fail(ExitCode::kInvalidInput, "{}: {}[{}]: density is {}, expected a positive number", file, dataset, node,
            conservative[0]);
-    if (conservative[0] < std::numeric_limits<double>::min())  // 1/rho is inf: every Jacobian entry of it is NaN
+    if (conservative[0] < std::numeric_limits<double>::min())  // subnormal: the node's Jacobian blocks come out NaN
       fail(ExitCode::kInvalidInput,
            "{}: {}[{}]: density is {:.3g}, below the normal range of float64 (smallest {:.3g}): the flux divides by it",
            file, dataset, node, conservative[0], std::numeric_limits<double>::min());

@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "util/error.hpp"
 #include "util/input_identity.hpp"
 #include "util/input_path.hpp"
 #include "util/memory.hpp"
+#include "util/text.hpp"
 
 namespace fluxjac::h5 {
 namespace {
@@ -627,6 +630,14 @@ std::optional<std::int64_t> read_integer_attribute(const File& file, const std::
   if (type_class != TypeClass::kSignedInteger && type_class != TypeClass::kUnsignedInteger)
     fail(ExitCode::kInvalidInput, "{} has type {}, expected an integer", attribute_where(file, object_path, name),
          open->element.name());
+  if (type_class == TypeClass::kUnsignedInteger) {  // read as stored: HDF5 would clip one past int64 to its largest
+    std::uint64_t stored = 0;
+    if (H5Aread(open->attribute.id(), H5T_NATIVE_UINT64, &stored) < 0) fail_attribute_read(file, object_path, name);
+    if (stored > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(ExitCode::kInvalidInput, "{} is {}, too large (at most {})", attribute_where(file, object_path, name),
+           stored, std::numeric_limits<std::int64_t>::max());
+    return static_cast<std::int64_t>(stored);
+  }
   std::int64_t value = 0;
   if (H5Aread(open->attribute.id(), H5T_NATIVE_INT64, &value) < 0) fail_attribute_read(file, object_path, name);
   return value;
@@ -663,8 +674,8 @@ std::int64_t require_format(const File& file, std::string_view expected_format, 
     fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is missing: not a fluxjac file (expected \"{}\")",
          file.name(), expected_format);
   if (*format != expected_format)
-    fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is \"{}\", expected \"{}\"", file.name(), *format,
-         expected_format);
+    fail(ExitCode::kInvalidInput, "{}: root attribute \"format\" is \"{}\", expected \"{}\"", file.name(),
+         quoted_file_text(*format), expected_format);
   const std::optional<std::int64_t> version = read_integer_attribute(file, "/", "version");
   if (!version)
     fail(ExitCode::kInvalidInput, "{}: root attribute \"version\" is missing (expected {})", file.name(),

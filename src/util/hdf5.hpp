@@ -292,7 +292,8 @@ void remove_attribute(const File& file, const std::string& object_path, const st
 std::optional<std::string> read_string_attribute(const File& file, const std::string& object_path,
                                                  const std::string& name);
 
-/// \brief A single-valued integer attribute (any integer width); nullopt when absent; Error otherwise.
+/// \brief A single-valued integer attribute (any integer width); nullopt when absent; Error otherwise (an unsigned
+/// value past int64 included, named as stored).
 std::optional<std::int64_t> read_integer_attribute(const File& file, const std::string& object_path,
                                                    const std::string& name);
 

@@ -89,4 +89,13 @@ inline std::string printable(const std::string& text) {
   return out;
 }
 
+/// \brief A text read from a file as a message quotes it: printable(), and cut after its first `most` bytes (at a
+/// character's start) with its length, so that a huge attribute or JSON value cannot bury the line that names it.
+inline std::string quoted_file_text(const std::string& text, std::size_t most = 80) {
+  if (text.size() <= most) return printable(text);
+  std::size_t cut = most;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return printable(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace fluxjac
