@@ -18,14 +18,11 @@ import pathlib
 import subprocess
 import sys
 
-SKIP = 77
-try:
-    import h5py
-    import numpy as np
-    import scipy.sparse
-except ImportError as missing:
-    print(f"SKIPPED: /usr/bin/python3 has no {missing.name} (Debian's python3-h5py, python3-numpy, python3-scipy)")
-    sys.exit(SKIP)
+# The SciPy test's checks, runner and the system rebuilt from the file (it exits 77 itself without h5py or SciPy).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import test_solve  # noqa: E402
+from test_solve import SKIP, check, run, system_of  # noqa: E402
+
 # Debian's petsc4py lies in its PETSc's folder, which the petsc4py.pth of dist-packages puts on sys.path through
 # PETSC_DIR or the /usr/lib/petsc link of a PETSc development package; without either, the installed PETSc's folder.
 if not os.environ.get("PETSC_DIR") and not os.path.exists("/usr/lib/petsc"):
@@ -41,41 +38,11 @@ except ImportError:
     print("SKIPPED: /usr/bin/python3 has no petsc4py: install Debian's python3-petsc4py (scripts/common.sh lists it)")
     sys.exit(SKIP)
 
-failures = []
-
-
-def check(condition, message):
-    print(("ok     " if condition else "FAILED ") + message)
-    if not condition:
-        failures.append(message)
-
-
-def run(*args):
-    result = subprocess.run([str(a) for a in args], capture_output=True, text=True)
-    if result.returncode != 0:
-        print(result.stdout, result.stderr)
-        raise SystemExit(f"{' '.join(map(str, args))}: exit code {result.returncode}")
-    return result
-
-
-def system_of(path):
-    """M as CSR, -R and dQ from the file's own arrays (Aoff as the solve used it)."""
-    with h5py.File(path) as f:
-        adiag, aoff = f["jacobian/adiag"][()], f["jacobian/aoff"][()].astype(np.float64)
-        if "solve/aoff_f64" in f:
-            aoff = f["solve/aoff_f64"][()]
-        row_ptr, col_idx = f["jacobian/row_ptr"][()], f["jacobian/col_idx"][()]
-        residual, shift, delta = f["residual"][()], f["solve/shift"][()], f["solve/delta"][()]
-    n = len(adiag)
-    diagonal = adiag + shift[:, None, None] * np.eye(5)
-    blocks = scipy.sparse.bsr_matrix((diagonal, np.arange(n), np.arange(n + 1)), shape=(5 * n, 5 * n))
-    off = scipy.sparse.bsr_matrix((aoff, col_idx, row_ptr), shape=(5 * n, 5 * n))
-    M = (blocks + off).tocsr()
-    M.sort_indices()
-    return M, -residual.reshape(-1), delta.reshape(-1)
+import numpy as np  # noqa: E402  (test_solve checked that it is there)
 
 
 def petsc_solve(M, b, restart, tolerance):
+    M.sort_indices()
     A = PETSc.Mat().createAIJ(size=M.shape, bsize=5, csr=(M.indptr.astype(PETSc.IntType),
                                                             M.indices.astype(PETSc.IntType), M.data))
     A.assemble()
@@ -98,7 +65,7 @@ def compare(fluxjac, mesh, cfl, tolerance, restart, precision):
     run(fluxjac, "solve", "-q", "--mesh", mesh, "--variant", "reference", "--cfl", cfl, "--tolerance", tolerance,
         "--restart", restart, "--aoff-precision", precision, "--force", "-o", output, "--json", report)
     figures = json.loads(report.read_text())
-    M, b, dQ = system_of(output)
+    M, b, dQ, _, _ = system_of(output)
     iterations, reason, x = petsc_solve(M, b, restart, tolerance)
     check(reason > 0, f"{name}: PETSc converged (reason {reason})")
     check(abs(iterations - figures["iterations"]) <= 1,
@@ -116,8 +83,8 @@ def main():
                                                (100.0, 1e-10, 5, "f32"), (100.0, 1e-10, 30, "f64"),
                                                (100.0, 1e-10, 30, "bf16")]:
         compare(fluxjac, mesh, cfl, tolerance, restart, precision)
-    if failures:
-        sys.exit(f"{len(failures)} check(s) failed")
+    if test_solve.failures:
+        sys.exit(f"{len(test_solve.failures)} check(s) failed")
 
 
 if __name__ == "__main__":
