@@ -291,11 +291,9 @@ TEST(MpiGeneration, ASpecRunOnTheRanksPartsGivesTheSerialJacobianAfterRenumberin
 /// Ranks started with their own shell setup (one with a file-size limit), as in tests/test_mpi.cpp.
 CommandResult run_two_ranks(const std::string& args, const std::string& setup_rank1) {
   const std::string executable = std::string("'") + FLUXJAC_EXECUTABLE + "'";
-  return test::run_command(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-      "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '" +
-      test::mpiexec_path() + "' -np 1 " + executable + " " + args + " : -np 1 bash -c \"" + setup_rank1 + "; exec " +
-      executable + " " + args + "\"");
+  return test::run_command(test::mpirun_environment_prefix() + "timeout 120 '" + test::mpiexec_path() + "' -np 1 " +
+                           executable + " " + args + " : -np 1 bash -c \"" + setup_rank1 + "; exec " + executable +
+                           " " + args + "\"");
 }
 
 TEST(MpiGeneration, AFailureOnOneRankLeavesNoFileAndEndsTheJobWithOneLinePerRank) {

@@ -541,10 +541,7 @@ struct JobResult {
 /// (60 s): a rank left waiting shows as a job that takes that long.
 JobResult run_programs(const std::vector<RankProgram>& programs) {
   const std::string executable = std::string("'") + FLUXJAC_EXECUTABLE + "'";
-  std::string command =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-      "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '" +
-      test::mpiexec_path() + "'";
+  std::string command = test::mpirun_environment_prefix() + "timeout 120 '" + test::mpiexec_path() + "'";
   for (std::size_t k = 0; k < programs.size(); ++k) {
     const RankProgram& program = programs[k];
     command += (k == 0 ? " -np 1" : " : -np 1");

@@ -611,8 +611,7 @@ void run_and_signal(const std::function<void(pid_t mpirun, pid_t owner, pid_t ot
       {"run", "-q", "--mesh", "mixed:60:rcm", "--no-validate", "--warmup", "0", "--reps", "1", "-o", output, "--force"},
       {},
       {},
-      {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
-       "OMPI_MCA_rmaps_base_oversubscribe=1"},
+      test::mpirun_environment(),
       {}};
   const int log_fd = ::open(folder.file("log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   const pid_t pid = start(launch, log_fd, log_fd, {test::mpiexec_path(), "-np", "2"});

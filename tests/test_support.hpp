@@ -278,15 +278,28 @@ inline std::string mpiexec_path() {
 #endif
 }
 
-/// \brief Runs `mpirun -np RANKS fluxjac ARGS`, oversubscribed (more ranks than cores is fine for tests), as root
-/// too, with Open MPI's single-copy shared memory off (containers often forbid the ptrace it needs).
+/// \brief The environment of every mpirun a test starts, as `NAME=VALUE` words: oversubscribed (more ranks than cores
+/// is fine for tests), as root too, with Open MPI's single-copy shared memory off (containers often forbid the ptrace
+/// it needs), and ranks that yield their core while they wait instead of polling (ctest runs many jobs at once).
+inline const std::vector<std::string>& mpirun_environment() {
+  static const std::vector<std::string> words{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                              "OMPI_MCA_btl_vader_single_copy_mechanism=none",
+                                              "OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_mpi_yield_when_idle=1"};
+  return words;
+}
+
+/// \brief mpirun_environment() as a shell prefix, ending in a space.
+inline std::string mpirun_environment_prefix() {
+  std::string prefix;
+  for (const std::string& word : mpirun_environment()) prefix += word + " ";
+  return prefix;
+}
+
+/// \brief Runs `mpirun -np RANKS fluxjac ARGS` in mpirun_environment().
 inline CommandResult run_fluxjac_mpi(int ranks, const std::string& args) {
 #ifdef FLUXJAC_MPIEXEC
-  const std::string launcher =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 "
-      "'" FLUXJAC_MPIEXEC "' -np " +
-      std::to_string(ranks) + " '" + FLUXJAC_EXECUTABLE + "' ";
+  const std::string launcher = mpirun_environment_prefix() + "'" FLUXJAC_MPIEXEC "' -np " + std::to_string(ranks) +
+                               " '" + FLUXJAC_EXECUTABLE + "' ";
   return run_command(launcher + args);
 #else
   (void)ranks;
