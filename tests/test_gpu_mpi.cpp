@@ -3,7 +3,8 @@
 // validates against the distributed CPU reference and writes the Jacobian file of one process: Aoff equal, and Adiag
 // bit for bit with node assembly (each row summed in the same order on any number of ranks). On a machine with one GPU
 // the two ranks share it and the ghost states travel through host memory (NCCL needs a GPU per rank); on more GPUs,
-// through NCCL. Skipped, with the reason, without a GPU, CUDA or MPI.
+// through NCCL. The solve on two ranks takes one GPU's iterations. Skipped, with the reason, without a GPU, CUDA or
+// MPI.
 #include <filesystem>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "partition/partition.hpp"
+#include "solve_file.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
@@ -73,6 +75,43 @@ TEST(GpuManyRanksOutput, SeveralVariantsWriteOneFileEachUnderTheirNames) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("J-hd.h5")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("J-dn_2.h5")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("J.h5")));
+}
+
+/// `mpirun -np 2 fluxjac solve` with hd (docs/design.md, "The solve", "Many ranks"): each GPU solves for its owned
+/// rows; block Jacobi takes one GPU's iterations and gives its dQ to 1e-10, in one file whose Jacobian is one GPU's.
+TEST(GpuManyRanksSolve, TwoRanksTakeOneGpusIterationsAndGiveItsStep) {
+  if (!test::variant_info("hd").available)
+    GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
+  if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
+  const std::string no_mpi = test::mpi_unavailable_reason();
+  if (!no_mpi.empty()) GTEST_SKIP() << "GPU test " << no_mpi;
+  if (!metis_available()) GTEST_SKIP() << "GPU test skipped: this build has no METIS to partition the mesh";
+  const test::TempDir dir;
+  const GeneratedMesh generated = test::generate_mesh("mixed", 10, "random");
+  const std::string mesh = dir.file("mesh.h5");
+  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  for (const char* preconditioner : {"pbjacobi", "mcgs"}) {
+    SCOPED_TRACE(preconditioner);
+    const std::string args = fmt::format(
+        "solve --mesh '{}' --variant hd --cfl 50 --preconditioner {} --tolerance 1e-10 --warmup 0 --reps 1 -q", mesh,
+        preconditioner);
+    const std::string one = dir.file(fmt::format("one-{}.h5", preconditioner));
+    const std::string two = dir.file(fmt::format("two-{}.h5", preconditioner));
+    const test::CommandResult serial = test::run_fluxjac(args + fmt::format(" -o '{}'", one));
+    ASSERT_EQ(serial.exit_code, 0) << serial.output;
+    const test::CommandResult many = test::run_fluxjac_mpi(2, args + fmt::format(" -o '{}'", two));
+    ASSERT_EQ(many.exit_code, 0) << many.output;
+    const test::SolveFile a = test::read_solve_file(one), b = test::read_solve_file(two);
+    EXPECT_TRUE(test::bitwise_equal(a.adiag, b.adiag)) << "node assembly: Adiag bit for bit";
+    EXPECT_TRUE(test::bitwise_equal(a.aoff, b.aoff));
+    EXPECT_LE(b.relative_residual, 1e-10);
+    if (std::string(preconditioner) == "pbjacobi") {
+      EXPECT_EQ(a.iterations, b.iterations);
+      EXPECT_LE(test::relative_difference(b.delta, a.delta), 1e-10);
+    } else {  // each rank sweeps its own nodes: another preconditioner, the same system solved to 1e-10
+      EXPECT_LE(test::relative_difference(b.delta, a.delta), 1e-6);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuVariants, GpuManyRanks, ::testing::ValuesIn(test::gpu_variant_strategies()),

@@ -107,6 +107,18 @@ ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& me
   return {std::move(stored.jacobian), path};
 }
 
+PreparedMesh prepare_mesh_source(const MeshSource& source, const std::string& state_file, const Note& note,
+                                 const Communicator& comm) {
+  if (Communicator::world().distributed() && source.spec && state_file.empty()) {
+    PartSource generated;
+    generated.spec = *source.spec;
+    return prepare_mesh(source.name, generated, source.order, note, comm);
+  }
+  if (comm.is_root()) ensure_mesh_file(source, note);  // one rank makes a missing mesh
+  comm.barrier();                                      // the others wait, then read it
+  return prepare_mesh(source.name, PartSource{source.file, state_file, std::nullopt, false}, source.order, note, comm);
+}
+
 ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orientation, const Note& note) {
   say(note, fmt::format("reference: computing the CPU multivariate dual on {} edges{} ...", mesh.summary.n_edges,
                         orientation == Orientation::kTransposed ? " (A^T)" : ""));

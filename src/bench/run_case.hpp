@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bench/device_probe.hpp"
+#include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
 #include "bench/timed_loop.hpp"
 #include "jacobian/compare.hpp"
@@ -41,6 +42,12 @@ struct PreparedMesh {
 /// records.
 PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, const std::string& order, const Note& note,
                           const Communicator& comm = Communicator::world());
+
+/// \brief prepare_mesh for a mesh source (collective): under mpirun a generator spec without a state file is
+/// generated in parts, one per rank (a one-rank case too, so that every rank count's mesh is made one way: no file, no
+/// rank holding the whole mesh); otherwise rank 0 makes a missing file (the cache) and every rank reads its part.
+PreparedMesh prepare_mesh_source(const MeshSource& source, const std::string& state_file, const Note& note,
+                                 const Communicator& comm);
 
 /// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
 /// the owned rows are the reference (all rows on one process).

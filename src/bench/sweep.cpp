@@ -288,19 +288,7 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
       variant.reset();
       reference.reset();
       mesh.reset();
-      const MeshSource& source = plan.meshes[sweep_case.mesh];
-      if (Communicator::world().distributed() && source.spec && config.state.empty()) {
-        // Under mpirun each rank of the case generates its own part of the box: no file, no rank holding the whole
-        // mesh; a one-rank case too, so that every rank count's mesh is made (and its steps measured) one way.
-        PartSource generated;
-        generated.spec = *source.spec;
-        mesh = prepare_mesh(source.name, generated, source.order, observer.note, comm);
-      } else {
-        if (comm.is_root()) ensure_mesh_file(source, observer.note);  // one rank makes a missing mesh
-        comm.barrier();                                               // the others wait, then read it
-        mesh = prepare_mesh(source.name, PartSource{source.file, config.state, std::nullopt, false}, source.order,
-                            observer.note, comm);
-      }
+      mesh = prepare_mesh_source(plan.meshes[sweep_case.mesh], config.state, observer.note, comm);
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
         return c.mesh == sweep_case.mesh && c.assembly.mode == AssemblyMode::kFull && runs(c);
       });

@@ -341,15 +341,15 @@ int run_cli(int argc, char** argv) {
   const Communicator& world = Communicator::world();
   if (const std::optional<int> refused = refused_by_ranks(read_command_intent(app, world.distributed())))
     return *refused;
-  // Only run, bench, mesh gen and mesh partition share work between ranks; any other command would be done P times,
-  // over the same files.
+  // Only run, bench, solve, mesh gen and mesh partition share work between ranks; any other command would be done P
+  // times, over the same files.
   std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
   if (command == "mesh" && !app.get_subcommands().front()->get_subcommands().empty())
     command += " " + app.get_subcommands().front()->get_subcommands().front()->get_name();
-  if (world.distributed() && command != "run" && command != "bench" && command != "mesh gen" &&
+  if (world.distributed() && command != "run" && command != "bench" && command != "solve" && command != "mesh gen" &&
       command != "mesh partition")
     return report(fmt::format("'fluxjac {}' runs as one process: start it without mpirun (only 'run', 'bench', "
-                              "'mesh gen' and 'mesh partition' use {} ranks)",
+                              "'solve', 'mesh gen' and 'mesh partition' use {} ranks)",
                               command, world.size())
                       .c_str(),
                   ExitCode::kUsage);

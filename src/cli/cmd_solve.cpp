@@ -71,6 +71,7 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
       {"mesh", mesh.summary.name},
       {"n_nodes", mesh.summary.n_nodes},
       {"n_edges", mesh.summary.n_edges},
+      {"ranks", Communicator::world().size()},
       {"variant", assembly.variant.name},
       {"assembly_ms", assembly.assembly_ms.median},
       {"residual_error", std::isfinite(assembly.comparison.residual_error)
@@ -118,9 +119,10 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
 int solve(const SolveCommandOptions& options) {
   check_solve_options(options.solve);
   const Communicator& comm = Communicator::world();
-  if (comm.distributed())
-    fail(ExitCode::kUsage, "'fluxjac solve' runs as one process ({} ranks here): start it without mpirun", comm.size());
-  const Note note = options.quiet ? Note() : Note([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+  // Many ranks: rank 0 speaks for all (progress, table, JSON); the file is written by every rank, its rows each.
+  const Note note = options.quiet || !comm.is_root()
+                        ? Note()
+                        : Note([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
 
   // The variant: hd where a GPU is, else the CPU reference, said so.
   std::string variant = options.variant;
@@ -145,10 +147,10 @@ int solve(const SolveCommandOptions& options) {
          "(e.g. --variant hd)",
          variant);
   }
+  if (options.solve.cusparse && comm.distributed())
+    fail(ExitCode::kUsage, "--cusparse times one GPU's product of the whole M: start the solve without mpirun");
   const MeshSource source = resolve_mesh_source(options.mesh, options.cache);
-  ensure_mesh_file(source, note);
-  const PreparedMesh mesh =
-      prepare_mesh(source.name, PartSource{source.file, options.state, std::nullopt, false}, source.order, note, comm);
+  const PreparedMesh mesh = prepare_mesh_source(source, options.state, note, comm);
   const ReferenceJacobian reference = compute_reference(mesh, Orientation::kA, note);
 
   auto assembly_variant = setup_variant(variant, mesh);
@@ -173,14 +175,21 @@ int solve(const SolveCommandOptions& options) {
   apply_aoff_precision(jacobian, options.solve.aoff_precision);
 
   // Where the variant assembled: a GPU variant's Jacobian is solved on the GPU, the reference's on the host.
+  // Many ranks: each solves for its owned rows (docs/design.md, "The solve", "Many ranks").
   const bool on_device = assembly.variant.backend == Backend::kCuda;
+  const SolveRanks ranks{&comm, &mesh.layout};
+  if (comm.distributed() && options.solve.preconditioner == kMulticolorGaussSeidel)
+    say(note, fmt::format("mcgs on {} ranks: each rank sweeps its own nodes (the ranks meet as in block Jacobi), so "
+                          "the iterations depend on the rank count",
+                          comm.size()));
   const SolveOutcome outcome =
-      on_device ? solve_step_on_device(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve)
-                : solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve);
-  report(options, mesh, assembly, outcome);
+      on_device
+          ? solve_step_on_device(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks)
+          : solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks);
+  if (comm.is_root()) report(options, mesh, assembly, outcome);
   if (!options.output.empty()) {
     JacobianFileInfo info{variant, mesh.summary.file, mesh.state_file, fmt::format("{} ({})", kVersion, kGitRevision)};
-    write_solve_file(options.output, mesh.pattern, jacobian, info, options.solve, outcome);
+    write_solve_file(options.output, mesh.pattern, jacobian, info, options.solve, outcome, ranks);
     say(note, fmt::format("wrote {}", options.output));
   }
   return outcome.krylov.converged ? 0 : static_cast<int>(ExitCode::kValidationFailed);
@@ -198,12 +207,15 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
        "preconditioned by block Jacobi or multicolor Gauss-Seidel, where the variant assembled (a GPU variant's on "
        "the GPU; docs/design.md, \"The solve\"); prints a row (assembly, set-up, iterations, time per "
        "iteration, product, the true relative residual |M dQ + R| / |R| in float64); writes the Jacobian file with "
-       "/solve (shift, delta) and a JSON document with the convergence history. Exit code 1 when the solve does not "
-       "reach the tolerance or the assembly fails validation.",
+       "/solve (shift, delta) and a JSON document with the convergence history. Under mpirun each rank assembles and "
+       "solves for its part's rows (the product's ghost values by the halo exchange, dot products summed over the "
+       "ranks): block Jacobi takes one process's iterations; mcgs sweeps each rank's own nodes. Exit code 1 when the "
+       "solve does not reach the tolerance or the assembly fails validation.",
        "Examples:\n"
        "  fluxjac solve --mesh box.h5 --cfl 100                       # hd on a GPU, else the CPU reference\n"
        "  fluxjac solve --mesh mixed:30:rcm --variant reference --cfl 1000 --tolerance 1e-10 -o step.h5\n"
-       "  fluxjac solve --mesh box.h5 --json solve.json                # with the convergence history"},
+       "  fluxjac solve --mesh box.h5 --json solve.json                # with the convergence history\n"
+       "  mpirun -np 2 fluxjac solve --mesh mixed:100:rcm -o step.h5   # 2 GPUs, one file of both ranks' rows"},
       action, [options](const CLI::App& parsed) {
         options->solve.aoff_precision = parse_named<AoffPrecision>(options->aoff_precision, "--aoff-precision");
         const std::vector<InputPath> inputs{

@@ -227,7 +227,8 @@ JacobianFileInfo read_attributes(const h5::File& file, int format_version) {
   return info;
 }
 
-/// The block ranges of the rows, as consecutive runs.
+}  // namespace
+
 std::vector<h5::RowRange> block_ranges(const JacobianRows& rows) {
   std::vector<h5::RowRange> ranges;
   for (std::size_t k = 0; k < rows.rows.size(); ++k) {
@@ -240,8 +241,6 @@ std::vector<h5::RowRange> block_ranges(const JacobianRows& rows) {
   }
   return ranges;
 }
-
-}  // namespace
 
 void write_jacobian(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
                     const JacobianFileInfo& info, const std::function<void(const h5::File&)>& add_more) {

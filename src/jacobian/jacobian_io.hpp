@@ -67,6 +67,9 @@ struct JacobianRows {
   std::vector<double> residual;           ///< [rows][5]; read from a file of version 1-2: empty
 };
 
+/// \brief The blocks of rows in the file's Aoff (block_start and each row's count), as maximal runs.
+std::vector<h5::RowRange> block_ranges(const JacobianRows& rows);
+
 /// \brief Creates a Jacobian file (at file_path; messages name display_name) with the attributes of info and
 /// empty datasets for n_nodes rows and nnz blocks (and the residual's, when asked), for write_jacobian_rows to fill;
 /// row_ptr[n_nodes] = nnz is written here.

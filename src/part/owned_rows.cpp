@@ -52,7 +52,7 @@ std::string stored_pattern_difference(const RankLayout& layout, const JacobianPa
 
 /// Writes the rows of every rank into one file: rank 0 creates it, the ranks write in turn, rank 0 commits it.
 void write_rows_in_turn(const Communicator& comm, const std::string& path, std::int64_t n_nodes,
-                        const JacobianRows& rows, const JacobianFileInfo& info) {
+                        const JacobianRows& rows, const JacobianFileInfo& info, const RowExtras& extras) {
   // A value the file cannot hold is refused before the file exists, on every rank, as one process names it: the
   // lowest in the file's order over the ranks (each rank's rows lie anywhere in the file).
   const std::optional<UnwritableValue> unwritable = first_unwritable_value(path, rows);
@@ -69,8 +69,20 @@ void write_rows_in_turn(const Communicator& comm, const std::string& path, std::
   const bool with_residual = comm.max(std::int64_t{!rows.residual.empty()}) > 0;
   write_in_turn(
       comm, path,
-      [&](const std::string& temporary) { create_jacobian_file(temporary, path, n_nodes, nnz, with_residual, info); },
-      [&](const std::string& temporary) { write_jacobian_rows(temporary, path, rows); });
+      [&](const std::string& temporary) {
+        create_jacobian_file(temporary, path, n_nodes, nnz, with_residual, info);
+        if (!extras.create) return;
+        h5::File file = h5::File::open(temporary, h5::File::Mode::kReadWrite, path);
+        extras.create(file, n_nodes, nnz);
+        file.close();
+      },
+      [&](const std::string& temporary) {
+        write_jacobian_rows(temporary, path, rows);
+        if (!extras.write) return;
+        h5::File file = h5::File::open(temporary, h5::File::Mode::kReadWrite, path);
+        extras.write(file, h5::row_ranges(rows.rows), block_ranges(rows));
+        file.close();
+      });
 }
 
 }  // namespace
@@ -177,12 +189,19 @@ StoredRows read_owned_rows(const Communicator& comm, const std::string& path, co
 }
 
 void write_owned_rows(const Communicator& comm, const std::string& path, const RankLayout& layout,
-                      const JacobianPattern& pattern, const Jacobian& jacobian, const JacobianFileInfo& info) {
+                      const JacobianPattern& pattern, const Jacobian& jacobian, const JacobianFileInfo& info,
+                      const RowExtras& extras) {
   if (layout.is_whole_mesh()) {
-    write_jacobian(path, pattern, jacobian, info);
+    std::function<void(const h5::File&)> add_extras;
+    if (extras.create)
+      add_extras = [&](const h5::File& file) {
+        extras.create(file, pattern.n_nodes, pattern.nnz());
+        if (extras.write) extras.write(file, {{0, pattern.n_nodes}}, {{0, pattern.nnz()}});
+      };
+    write_jacobian(path, pattern, jacobian, info, add_extras);
   } else {
     JacobianRows rows = owned_rows(layout, pattern, jacobian);  // a copy of the part's rows: memory may run out
-    write_rows_in_turn(comm, path, layout.global_nodes, rows, info);
+    write_rows_in_turn(comm, path, layout.global_nodes, rows, info, extras);
   }
 }
 

@@ -3,7 +3,9 @@
 // and goes through the same functions; only reading and writing the file differ, inside them.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "jacobian/compare.hpp"
 #include "jacobian/jacobian.hpp"
@@ -37,11 +39,22 @@ struct StoredRows {
 StoredRows read_owned_rows(const Communicator& comm, const std::string& path, const RankLayout& layout,
                            const JacobianPattern& pattern, const Note& note);
 
-/// \brief Writes one Jacobian file of every rank's owned rows, in the whole mesh's numbering: one process writes it
-/// whole (write_jacobian); on many ranks rank 0 creates it under a temporary name beside path, the ranks write their
-/// rows in turn, and rank 0 moves it into place. Collective; on an error on any rank, every rank throws it and no
-/// file appears.
+/// \brief What a file of Jacobian rows carries besides them (the solve's /solve): `create` makes it in the new file,
+/// sized for the whole mesh (n_nodes rows, nnz blocks); `write` writes this rank's rows and blocks of it, at the
+/// file's row and block ranges of the owned rows (in owned order).
+struct RowExtras {
+  std::function<void(const h5::File& file, std::int64_t n_nodes, std::int64_t nnz)> create;
+  std::function<void(const h5::File& file, const std::vector<h5::RowRange>& rows,
+                     const std::vector<h5::RowRange>& blocks)>
+      write;
+};
+
+/// \brief Writes one Jacobian file of every rank's owned rows, in the whole mesh's numbering, with `extras` when
+/// given: one process writes it whole (write_jacobian); on many ranks rank 0 creates it under a temporary name beside
+/// path, the ranks write their rows in turn, and rank 0 moves it into place. Collective; on an error on any rank,
+/// every rank throws it and no file appears.
 void write_owned_rows(const Communicator& comm, const std::string& path, const RankLayout& layout,
-                      const JacobianPattern& pattern, const Jacobian& jacobian, const JacobianFileInfo& info);
+                      const JacobianPattern& pattern, const Jacobian& jacobian, const JacobianFileInfo& info,
+                      const RowExtras& extras = {});
 
 }  // namespace fluxjac

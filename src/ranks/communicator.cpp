@@ -157,14 +157,26 @@ std::int64_t Communicator::sum(std::int64_t value) const {
   return reduce(&handle_, value, MPI_INT64_T, MPI_SUM);
 }
 
+namespace {
+std::vector<double> reduce_each(const void* handle, const std::vector<double>& values, MPI_Op operation) {
+  std::vector<double> result(values.size());
+  check(MPI_Allreduce(values.data(), result.data(), static_cast<int>(values.size()), MPI_DOUBLE, operation,
+                      handle_of(handle)),
+        "MPI_Allreduce");
+  return result;
+}
+}  // namespace
+
 std::vector<double> Communicator::max(const std::vector<double>& values) const {
   if (handle_ == 0) return values;
   meet(nullptr);
-  std::vector<double> result(values.size());
-  check(MPI_Allreduce(values.data(), result.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
-                      handle_of(&handle_)),
-        "MPI_Allreduce");
-  return result;
+  return reduce_each(&handle_, values, MPI_MAX);
+}
+
+std::vector<double> Communicator::sum(const std::vector<double>& values) const {
+  if (handle_ == 0) return values;
+  meet(nullptr);
+  return reduce_each(&handle_, values, MPI_SUM);
 }
 
 std::int64_t Communicator::exclusive_sum(std::int64_t value) const {
@@ -369,6 +381,7 @@ double Communicator::sum(double value) const { return value; }
 std::int64_t Communicator::max(std::int64_t value) const { return value; }
 std::int64_t Communicator::sum(std::int64_t value) const { return value; }
 std::vector<double> Communicator::max(const std::vector<double>& values) const { return values; }
+std::vector<double> Communicator::sum(const std::vector<double>& values) const { return values; }
 std::int64_t Communicator::exclusive_sum(std::int64_t) const { return 0; }
 std::vector<std::int64_t> Communicator::all_gather(std::int64_t value) const { return {value}; }
 std::vector<double> Communicator::all_gather(double value) const { return {value}; }

@@ -82,6 +82,7 @@ class Communicator {
   std::int64_t sum(std::int64_t value) const;
   /// Element-wise over all ranks (every rank passes the same length).
   std::vector<double> max(const std::vector<double>& values) const;
+  std::vector<double> sum(const std::vector<double>& values) const;
   /// The sum of value over the ranks before this one.
   std::int64_t exclusive_sum(std::int64_t value) const;
   /// Each rank's value, in rank order.

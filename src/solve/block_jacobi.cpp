@@ -6,16 +6,17 @@
 
 namespace fluxjac {
 BlockJacobi::BlockJacobi(const BlockSystem& system)
-    : inverse_(static_cast<std::size_t>(system.pattern.n_nodes) * kBlockEntries) {
-  for (std::int64_t i = 0; i < system.pattern.n_nodes; ++i) {
+    : inverse_(static_cast<std::size_t>(system.row_nodes()) * kBlockEntries) {
+  for (std::int64_t t = 0; t < system.row_nodes(); ++t) {
+    const std::int64_t i = system.row_node(t);
     double block[kBlockEntries];
     for (int k = 0; k < kBlockEntries; ++k) block[k] = system.jacobian.adiag[i * kBlockEntries + k];
     for (int r = 0; r < kBlock; ++r) block[kBlock * r + r] += system.shift[i];
-    if (!invert_block(block, &inverse_[i * kBlockEntries]))
+    if (!invert_block(block, &inverse_[t * kBlockEntries]))
       fail(ExitCode::kInvalidInput,
            "node {}: the diagonal block of M (Adiag + V/dt I) is singular: block Jacobi cannot invert it (a smaller "
            "--cfl adds more of the time term)",
-           i);
+           system.file_node(t));
   }
 }
 

@@ -34,9 +34,10 @@ std::vector<double> local_time_step_shift(const EdgeMesh& mesh, const FlowState&
 }
 
 void BlockSystem::multiply(const double* x, double* y) const {
-  const std::int64_t n = pattern.n_nodes;
+  const std::int64_t n = row_nodes();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t t = 0; t < n; ++t) {
+    const std::int64_t i = row_node(t);
     double sum[kBlock];
     const double* xi = x + kBlock * i;
     const double* diagonal = &jacobian.adiag[static_cast<std::size_t>(i) * kBlockEntries];
@@ -49,23 +50,8 @@ void BlockSystem::multiply(const double* x, double* y) const {
       for (int r = 0; r < kBlock; ++r)
         for (int c = 0; c < kBlock; ++c) sum[r] += aoff(k, kBlock * r + c) * xj[c];
     }
-    for (int r = 0; r < kBlock; ++r) y[kBlock * i + r] = sum[r];
+    for (int r = 0; r < kBlock; ++r) y[kBlock * t + r] = sum[r];
   }
-}
-
-double BlockSystem::relative_residual(const double* x, const double* b) const {
-  std::vector<double> y(static_cast<std::size_t>(rows()));
-  multiply(x, y.data());
-  double difference = 0.0, norm = 0.0;
-  for (std::size_t k = 0; k < y.size(); ++k) {
-    difference += (y[k] - b[k]) * (y[k] - b[k]);
-    norm += b[k] * b[k];
-  }
-  if (norm == 0.0) {
-    for (const double v : y) norm += v * v;
-    return std::sqrt(norm);
-  }
-  return std::sqrt(difference / norm);
 }
 
 }  // namespace fluxjac

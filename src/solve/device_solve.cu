@@ -2,8 +2,11 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,6 +14,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_array.hpp"
 #include "gpu/event_timer.hpp"
+#include "part/ghost_exchange.hpp"
 #include "solve/block_inverse.hpp"
 #include "solve/block_system.hpp"
 #include "solve/cusparse_product.hpp"
@@ -80,41 +84,61 @@ __device__ __forceinline__ double warp_row_sum(std::int64_t i, int lane, const b
   return sum + five + ten;
 }
 
-/// \brief y = M x, one warp per block row i (warp_row_sum): D_i x_i (D = Adiag + s I, float64) plus the row's Aoff
-/// blocks (float32, widened) times x_j.
+/// The local node of row t: row_nodes[t] on many ranks, t where every node is a row (row_nodes null).
+__device__ __forceinline__ std::int64_t row_node(const node_index* __restrict__ row_nodes, std::int64_t t) {
+  return row_nodes ? static_cast<std::int64_t>(__ldg(&row_nodes[t])) : t;
+}
+
+/// \brief y = M x, one warp per block row t of node i (warp_row_sum): D_t x_i (D = Adiag + s I, float64, by row)
+/// plus the row's Aoff blocks (float32, widened) times x_j; x over every local node, y over the rows.
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
-    block_product_kernel(std::int64_t n, const block_offset* __restrict__ row_ptr,
-                         const node_index* __restrict__ col_idx, const double* __restrict__ diagonal,
-                         const float* __restrict__ aoff, const double* __restrict__ x, double* __restrict__ y) {
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
-  if (i >= n) return;
+    block_product_kernel(std::int64_t n, const node_index* __restrict__ row_nodes,
+                         const block_offset* __restrict__ row_ptr, const node_index* __restrict__ col_idx,
+                         const double* __restrict__ diagonal, const float* __restrict__ aoff,
+                         const double* __restrict__ x, double* __restrict__ y) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
+  if (t >= n) return;
+  const std::int64_t i = row_node(row_nodes, t);
   const int lane = threadIdx.x % 32;
   double own = 0.0;
   if (lane < kBlock) {
-    const double* row = diagonal + i * kBlockEntries + kBlock * lane;
+    const double* row = diagonal + t * kBlockEntries + kBlock * lane;
     for (int c = 0; c < kBlock; ++c) own += __ldg(&row[c]) * __ldg(&x[kBlock * i + c]);
   }
   const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, x, own);
-  if (lane < kBlock) y[kBlock * i + lane] = sum;
+  if (lane < kBlock) y[kBlock * t + lane] = sum;
 }
 
-/// \brief One color of a Gauss-Seidel sweep: for each node i of the color's list, its warp forms
-/// r_i - sum_j Aoff_ij z_j (warp_row_sum) and lanes 0-4 write z_i = D_i^-1 of it. Nodes of one color share no edge,
-/// so each reads only z of other colors.
+/// to[row_nodes[t]] = from[t] (spread: rows to local nodes), or from[row_nodes[t]] into to[t] (gather), a thread per
+/// value.
+__global__ void move_rows_kernel(std::int64_t n, const node_index* __restrict__ row_nodes, bool spread,
+                                 const double* __restrict__ from, double* __restrict__ to) {
+  const std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (item >= n * kBlock) return;
+  const std::int64_t t = item / kBlock, node = kBlock * static_cast<std::int64_t>(row_nodes[t]) + item % kBlock;
+  if (spread)
+    to[node] = from[item];
+  else
+    to[item] = from[node];
+}
+
+/// \brief One color of a Gauss-Seidel sweep: for each row t of the color's list (node i), its warp forms
+/// r_t - sum_j Aoff_ij z_j (warp_row_sum) and lanes 0-4 write z_i = D_t^-1 of it; z over every local node. Nodes of
+/// one color share no edge, so each reads only z of other colors.
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
-    gauss_seidel_color_kernel(std::int64_t count, const std::int64_t* __restrict__ nodes,
-                              const block_offset* __restrict__ row_ptr, const node_index* __restrict__ col_idx,
-                              const float* __restrict__ aoff, const double* __restrict__ inverse,
-                              const double* __restrict__ r, double* z) {
+    gauss_seidel_color_kernel(std::int64_t count, const std::int64_t* __restrict__ rows,
+                              const node_index* __restrict__ row_nodes, const block_offset* __restrict__ row_ptr,
+                              const node_index* __restrict__ col_idx, const float* __restrict__ aoff,
+                              const double* __restrict__ inverse, const double* __restrict__ r, double* z) {
   const std::int64_t at = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
   if (at >= count) return;
-  const std::int64_t i = __ldg(&nodes[at]);
+  const std::int64_t t = __ldg(&rows[at]), i = row_node(row_nodes, t);
   const int lane = threadIdx.x % 32;
   const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, z, 0.0);
-  const double rest = lane < kBlock ? __ldg(&r[kBlock * i + lane]) - sum : 0.0;
+  const double rest = lane < kBlock ? __ldg(&r[kBlock * t + lane]) - sum : 0.0;
   double value = 0.0;
   for (int c = 0; c < kBlock; ++c)
-    value += (lane < kBlock ? __ldg(&inverse[i * kBlockEntries + kBlock * lane + c]) : 0.0) *
+    value += (lane < kBlock ? __ldg(&inverse[t * kBlockEntries + kBlock * lane + c]) : 0.0) *
              __shfl_sync(0xffffffffu, rest, c);
   if (lane < kBlock) z[kBlock * i + lane] = value;
 }
@@ -131,25 +155,28 @@ __global__ void block_jacobi_kernel(std::int64_t n, const double* __restrict__ i
   z[item] = sum;
 }
 
-/// D_i = Adiag_i + s_i I, and its inverse (a thread per node); singular[0] = the first node whose D is singular + 1.
-__global__ void diagonal_kernel(std::int64_t n, const double* __restrict__ adiag, const double* __restrict__ shift,
+/// D_t = Adiag_i + s_i I for row t (node i), and its inverse (a thread per row); singular[0] = the first row whose
+/// D is singular + 1.
+__global__ void diagonal_kernel(std::int64_t n, const node_index* __restrict__ row_nodes,
+                                const double* __restrict__ adiag, const double* __restrict__ shift,
                                 double* __restrict__ diagonal, double* __restrict__ inverse,
                                 unsigned long long* singular) {
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const std::int64_t i = row_node(row_nodes, t);
   double block[kBlockEntries];
   for (int k = 0; k < kBlockEntries; ++k) block[k] = adiag[i * kBlockEntries + k];
   for (int r = 0; r < kBlock; ++r) block[kBlock * r + r] += shift[i];
-  for (int k = 0; k < kBlockEntries; ++k) diagonal[i * kBlockEntries + k] = block[k];
+  for (int k = 0; k < kBlockEntries; ++k) diagonal[t * kBlockEntries + k] = block[k];
   double inverted[kBlockEntries];
-  if (!invert_block(block, inverted)) atomicMin(singular, static_cast<unsigned long long>(i) + 1);
-  for (int k = 0; k < kBlockEntries; ++k) inverse[i * kBlockEntries + k] = inverted[k];
+  if (!invert_block(block, inverted)) atomicMin(singular, static_cast<unsigned long long>(t) + 1);
+  for (int k = 0; k < kBlockEntries; ++k) inverse[t * kBlockEntries + k] = inverted[k];
 }
 
 unsigned grid(std::int64_t items, int per_block) { return static_cast<unsigned>((items + per_block - 1) / per_block); }
 
 /// \brief Vectors of n doubles in device memory, cuBLAS for the basis work (fgmres.hpp's HostSpace says what a space
-/// provides); scalars come back to the host.
+/// provides); scalars come back to the host, where on many ranks they are summed over the ranks (comm).
 class DeviceSpace {
  public:
   /// `columns` device vectors, column-major (shared: the arrays themselves do not move).
@@ -157,7 +184,7 @@ class DeviceSpace {
     std::shared_ptr<DeviceArray<double>> array;
     double* data() const { return array->data(); }
   };
-  explicit DeviceSpace(std::size_t n) : n_(n) {
+  DeviceSpace(std::size_t n, const Communicator* comm) : n_(n), comm_(comm) {
     check_cublas(Cublas::get().create(&handle_), "cublasCreate");
     coefficients_.allocate(1024);
   }
@@ -180,7 +207,7 @@ class DeviceSpace {
   double norm(const double* x) const {
     double result = 0.0;
     check_cublas(Cublas::get().nrm2(handle_, length(), x, 1, &result), "cublasDnrm2");
-    return result;
+    return distributed() ? std::sqrt(comm_->sum(result * result)) : result;
   }
   void project(const Basis& basis, std::size_t count, const double* w, double* h) const {
     const double one = 1.0, zero = 0.0;
@@ -188,6 +215,9 @@ class DeviceSpace {
                                     length(), w, 1, &zero, coefficients_.data(), 1),
                  "cublasDgemv");
     FLUXJAC_CUDA_CHECK(cudaMemcpy(h, coefficients_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
+    if (!distributed()) return;
+    const std::vector<double> sums = comm_->sum(std::vector<double>(h, h + count));
+    std::copy(sums.begin(), sums.end(), h);
   }
   void subtract(const Basis& basis, std::size_t count, const double* h, double* w) const {
     combine(basis, count, h, w, -1.0);
@@ -203,6 +233,7 @@ class DeviceSpace {
 
  private:
   int length() const { return static_cast<int>(n_); }
+  bool distributed() const { return comm_ != nullptr && comm_->distributed(); }
   /// x += sign * sum_i c[i] V_i
   void combine(const Basis& basis, std::size_t count, const double* c, double* x, double sign) const {
     if (count == 0) return;
@@ -213,6 +244,7 @@ class DeviceSpace {
                  "cublasDgemv");
   }
   std::size_t n_;
+  const Communicator* comm_;
   cublasHandle_t handle_ = nullptr;
   DeviceArray<double> coefficients_;
 };
@@ -220,9 +252,11 @@ class DeviceSpace {
 }  // namespace
 
 SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                                  const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
-  check_solve_inputs(pattern, jacobian, orientation, options);
-  const std::int64_t n = pattern.n_nodes;
+                                  const Jacobian& jacobian, Orientation orientation, const SolveOptions& options,
+                                  const SolveRanks& ranks) {
+  const RankLayout* layout = ranks.distributed() ? ranks.layout : nullptr;
+  check_solve_inputs(pattern, jacobian, orientation, options, layout);
+  const std::int64_t local_nodes = pattern.n_nodes, n = layout ? layout->owned_count() : local_nodes;
   const auto values = static_cast<std::size_t>(n) * kBlock;
   if (values > static_cast<std::size_t>(INT32_MAX) / static_cast<std::size_t>(options.krylov.restart + 1))
     fail(ExitCode::kUsage, "{} unknowns times {} basis vectors exceed cuBLAS's 32-bit sizes: lower --restart", values,
@@ -233,70 +267,102 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   SolveOutcome outcome;
   EventTimer setup;
   setup.start();
-  outcome.shift = local_time_step_shift(mesh, state, options.cfl);
+  const std::vector<double> shift_local = local_time_step_shift(mesh, state, options.cfl);
+  // The rows: every node on one process; the owned nodes (local ids) on many ranks, whose x first spreads over the
+  // local nodes and has its ghost rows refreshed by the halo exchange.
+  std::vector<node_index> row_list;
+  if (layout) row_list = layout->owned_nodes;
+  DeviceArray<node_index> row_nodes;
   DeviceArray<block_offset> row_ptr;
   DeviceArray<node_index> col_idx;
   DeviceArray<float> aoff;
-  DeviceArray<double> adiag, shift, diagonal, inverse, rhs, delta;
+  DeviceArray<double> adiag, shift, diagonal, inverse, rhs, delta, local;
   DeviceArray<unsigned long long> singular;
+  if (layout) row_nodes.upload(row_list.data(), row_list.size());
+  const node_index* const rows = layout ? row_nodes.data() : nullptr;
   row_ptr.upload(pattern.row_ptr.data(), pattern.row_ptr.size());
   col_idx.upload(pattern.col_idx.data(), pattern.col_idx.size());
   aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
   adiag.upload(jacobian.adiag.data(), jacobian.adiag.size());
-  shift.upload(outcome.shift.data(), outcome.shift.size());
-  diagonal.allocate(jacobian.adiag.size());
-  inverse.allocate(jacobian.adiag.size());
+  shift.upload(shift_local.data(), shift_local.size());
+  diagonal.allocate(static_cast<std::size_t>(n) * kBlockEntries);
+  inverse.allocate(static_cast<std::size_t>(n) * kBlockEntries);
   const unsigned long long none = ~0ull;
   singular.upload(&none, 1);
-  diagonal_kernel<<<grid(n, 128), 128>>>(n, adiag.data(), shift.data(), diagonal.data(), inverse.data(),
+  diagonal_kernel<<<grid(n, 128), 128>>>(n, rows, adiag.data(), shift.data(), diagonal.data(), inverse.data(),
                                          singular.data());
   FLUXJAC_CUDA_CHECK_LAUNCH();
   unsigned long long first_singular = 0;
   singular.download(&first_singular);
-  if (first_singular != none)
+  if (first_singular != none) {
+    const auto t = static_cast<std::int64_t>(first_singular - 1);
     fail(ExitCode::kInvalidInput,
          "node {}: the diagonal block of M (Adiag + V/dt I) is singular: block Jacobi cannot invert it (a smaller "
          "--cfl adds more of the time term)",
-         first_singular - 1);
+         layout ? layout->global_id(layout->owned_node(t)) : t);
+  }
   adiag.allocate(0);
   std::vector<double> minus_r(values);
-  for (std::size_t k = 0; k < values; ++k) minus_r[k] = -jacobian.residual[k];
+  outcome.shift.resize(static_cast<std::size_t>(n));
+  for (std::int64_t t = 0; t < n; ++t) {
+    const std::int64_t i = layout ? layout->owned_node(t) : t;
+    outcome.shift[t] = shift_local[i];
+    for (int r = 0; r < kBlock; ++r) minus_r[kBlock * t + r] = -jacobian.residual[kBlock * i + r];
+  }
   rhs.upload(minus_r.data(), values);
   delta.allocate(values);
-  // Multicolor Gauss-Seidel: the colors of the node graph, each a range of one list of nodes.
+  std::optional<GhostExchange> exchange;
+  if (layout) {
+    local.allocate(static_cast<std::size_t>(local_nodes) * kBlock);
+    FLUXJAC_CUDA_CHECK(cudaMemset(local.data(), 0, local.size() * sizeof(double)));
+    exchange.emplace(*ranks.comm, layout->halo);
+    exchange->prepare(StateBuffer{local.data(), local_nodes, true});
+  }
+  // Multicolor Gauss-Seidel: the colors of the node graph (the row nodes), each a range of one list of rows.
   NodeColoring coloring;
-  DeviceArray<std::int64_t> colored_nodes;
+  DeviceArray<std::int64_t> colored_rows;
   if (options.preconditioner == kMulticolorGaussSeidel) {
-    coloring = color_nodes(pattern);
-    colored_nodes.upload(coloring.nodes.data(), coloring.nodes.size());
+    coloring = color_nodes(pattern, layout);
+    colored_rows.upload(coloring.nodes.data(), coloring.nodes.size());
   }
   setup.stop();
   outcome.setup_ms = setup.elapsed_ms();
 
   const auto product = [&](const double* x, double* y) {
-    block_product_kernel<<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(n, row_ptr.data(), col_idx.data(),
-                                                                         diagonal.data(), aoff.data(), x, y);
+    const double* source = x;
+    if (layout) {
+      move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, true, x, local.data());
+      exchange->refresh(StateBuffer{local.data(), local_nodes, true});
+      source = local.data();
+    }
+    block_product_kernel<<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(n, rows, row_ptr.data(), col_idx.data(),
+                                                                         diagonal.data(), aoff.data(), source, y);
   };
   const auto precondition = [&](const double* r, double* z) {
     if (options.preconditioner != kMulticolorGaussSeidel) {
       block_jacobi_kernel<<<grid(n * kBlock, 256), 256>>>(n, inverse.data(), r, z);
       return;
     }
-    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(z, 0, values * sizeof(double)));
+    // Many ranks: the sweeps run on every local node's z (ghosts 0: the rank's own sweeps), then the rows are z.
+    double* const swept = layout ? local.data() : z;
+    FLUXJAC_CUDA_CHECK(cudaMemsetAsync(swept, 0, (layout ? local.size() : values) * sizeof(double)));
     for (int sweep = 0; sweep < options.sweeps; ++sweep)
       for (int c = 0; c < coloring.colors(); ++c) {
         const std::int64_t first = coloring.color_start[c], count = coloring.color_start[c + 1] - first;
         gauss_seidel_color_kernel<<<grid(count, kRowsPerBlock), 32 * kRowsPerBlock>>>(
-            count, colored_nodes.data() + first, row_ptr.data(), col_idx.data(), aoff.data(), inverse.data(), r, z);
+            count, colored_rows.data() + first, rows, row_ptr.data(), col_idx.data(), aoff.data(), inverse.data(), r,
+            swept);
       }
+    if (layout) move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, false, swept, z);
   };
-  DeviceSpace space(values);
+  DeviceSpace space(values, ranks.comm);
   EventTimer solve;
   solve.start();
   outcome.krylov = fgmres(space, product, precondition, rhs.data(), delta.data(), options.krylov);
   solve.stop();
   outcome.solve_ms = solve.elapsed_ms();
   FLUXJAC_CUDA_CHECK_LAUNCH();
+  outcome.relative_residual = true_relative_residual(space, product, delta.data(), rhs.data());
 
   // The product's time, into a scratch vector; cuSPARSE's product of the same M compared with it and timed alike.
   DeviceArray<double> scratch;
@@ -304,6 +370,7 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   outcome.product_ms = median_event_ms([&] { product(delta.data(), scratch.data()); });
   FLUXJAC_CUDA_CHECK_LAUNCH();
   if (options.cusparse) {
+    if (layout) fail(ExitCode::kUsage, "--cusparse times one GPU's product of the whole M: run it without mpirun");
     inverse.allocate(0);  // the preconditioner's blocks: room for cuSPARSE's matrices
     const DeviceBlockMatrix matrix{n, pattern.nnz(), row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data()};
     outcome.cusparse = time_cusparse_products(matrix, delta.data(), scratch.data());
@@ -311,8 +378,6 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
 
   outcome.delta.resize(values);
   delta.download(outcome.delta.data());
-  const BlockSystem system{pattern, jacobian, outcome.shift};
-  outcome.relative_residual = system.relative_residual(outcome.delta.data(), minus_r.data());
   return outcome;
 }
 

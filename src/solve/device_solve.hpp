@@ -9,8 +9,10 @@
 namespace fluxjac {
 
 /// \brief solve_step on the GPU: the same checks, the same outcome (times from CUDA events; set-up includes the
-/// upload of M's arrays). Error(kRuntime) in a build without CUDA or without a usable device.
+/// upload of M's arrays), on one rank or many (the ghost rows of x through the GPU halo exchange). Error(kRuntime) in a
+/// build without CUDA or without a usable device.
 SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                                  const Jacobian& jacobian, Orientation orientation, const SolveOptions& options);
+                                  const Jacobian& jacobian, Orientation orientation, const SolveOptions& options,
+                                  const SolveRanks& ranks = {});
 
 }  // namespace fluxjac

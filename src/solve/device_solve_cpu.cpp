@@ -6,7 +6,7 @@
 
 namespace fluxjac {
 SolveOutcome solve_step_on_device(const EdgeMesh&, const FlowState&, const JacobianPattern&, const Jacobian&,
-                                  Orientation, const SolveOptions&) {
+                                  Orientation, const SolveOptions&, const SolveRanks&) {
   fail(ExitCode::kRuntime, "this fluxjac was built without CUDA: the solve runs on the host (--variant reference)");
 }
 }  // namespace fluxjac

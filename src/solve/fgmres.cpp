@@ -4,19 +4,26 @@
 
 namespace fluxjac {
 
+namespace {
+/// Vectors shorter than this are walked by one thread: a parallel region costs more than it saves there, and far
+/// more where the cores are oversubscribed (an FGMRES iteration opens tens of regions).
+constexpr std::size_t kParallelLength = std::size_t{1} << 15;
+}  // namespace
+
 void HostSpace::fill(double* x, double value) const { std::fill(x, x + n_, value); }
 
 void HostSpace::copy(const double* from, double* to) const { std::copy(from, from + n_, to); }
 
 void HostSpace::scale(double alpha, double* x) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) x[k] *= alpha;
 }
 
 double HostSpace::norm(const double* x) const {
   double sum = 0.0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
+#pragma omp parallel for reduction(+ : sum) schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) sum += x[k] * x[k];
+  if (comm_ != nullptr && comm_->distributed()) sum = comm_->sum(sum);
   return std::sqrt(sum);
 }
 
@@ -24,14 +31,18 @@ void HostSpace::project(const Basis& basis, std::size_t count, const double* w, 
   for (std::size_t i = 0; i < count; ++i) {
     const double* v = column(basis, i);
     double sum = 0.0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
+#pragma omp parallel for reduction(+ : sum) schedule(static) if (n_ >= kParallelLength)
     for (std::size_t k = 0; k < n_; ++k) sum += v[k] * w[k];
     h[i] = sum;
+  }
+  if (comm_ != nullptr && comm_->distributed()) {
+    const std::vector<double> sums = comm_->sum(std::vector<double>(h, h + count));
+    std::copy(sums.begin(), sums.end(), h);
   }
 }
 
 void HostSpace::subtract(const Basis& basis, std::size_t count, const double* h, double* w) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) {
     double sum = w[k];
     for (std::size_t i = 0; i < count; ++i) sum -= h[i] * basis[n_ * i + k];
@@ -40,7 +51,7 @@ void HostSpace::subtract(const Basis& basis, std::size_t count, const double* h,
 }
 
 void HostSpace::add(const Basis& basis, std::size_t count, const double* y, double* x) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) {
     double sum = x[k];
     for (std::size_t i = 0; i < count; ++i) sum += y[i] * basis[n_ * i + k];
@@ -49,7 +60,7 @@ void HostSpace::add(const Basis& basis, std::size_t count, const double* y, doub
 }
 
 void HostSpace::difference(const double* b, const double* a, double* r) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) r[k] = b[k] - a[k];
 }
 

@@ -11,6 +11,8 @@
 #include <functional>
 #include <vector>
 
+#include "ranks/communicator.hpp"
+
 namespace fluxjac {
 
 struct KrylovOptions {
@@ -104,12 +106,26 @@ KrylovResult fgmres(Space& space, const LinearMap& product, const LinearMap& pre
   return result;
 }
 
+/// \brief |b - M x| / |b| (|M x| where b = 0) in `space`, with its own product: the true residual of a solution,
+/// recomputed in float64.
+template <class Space>
+double true_relative_residual(Space& space, const LinearMap& product, const double* x, const double* b) {
+  auto scratch = space.basis(2);
+  double *const y = space.column(scratch, 0), *const r = space.column(scratch, 1);
+  product(x, y);
+  const double b_norm = space.norm(b);
+  if (b_norm == 0.0) return space.norm(y);
+  space.difference(b, y, r);
+  return space.norm(r) / b_norm;
+}
+
 /// \brief Vectors of n doubles in host memory, loops over them with OpenMP: the space of the CPU solve, and what a
-/// space provides. A basis is `columns` vectors of n values, column-major.
+/// space provides. A basis is `columns` vectors of n values, column-major. On many ranks each holds its rows of every
+/// vector, and norms and projections sum over the ranks (comm).
 class HostSpace {
  public:
   using Basis = std::vector<double>;
-  explicit HostSpace(std::size_t n) : n_(n) {}
+  explicit HostSpace(std::size_t n, const Communicator* comm = nullptr) : n_(n), comm_(comm) {}
   std::size_t size() const { return n_; }
   Basis basis(std::size_t columns) const { return Basis(n_ * columns); }
   double* column(Basis& basis, std::size_t j) const { return basis.data() + n_ * j; }
@@ -129,6 +145,7 @@ class HostSpace {
 
  private:
   std::size_t n_;
+  const Communicator* comm_;
 };
 
 }  // namespace fluxjac

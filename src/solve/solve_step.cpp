@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "part/ghost_exchange.hpp"
+#include "part/owned_rows.hpp"
 #include "solve/block_jacobi.hpp"
 #include "solve/block_system.hpp"
 #include "solve/multicolor_gs.hpp"
@@ -51,7 +53,7 @@ void apply_aoff_precision(Jacobian& jacobian, AoffPrecision precision) {
 }
 
 void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
-                        const SolveOptions& options) {
+                        const SolveOptions& options, const RankLayout* layout) {
   check_solve_options(options);
   if (options.aoff_precision == AoffPrecision::kF64 && jacobian.aoff_f64.size() != jacobian.aoff.size())
     fail(ExitCode::kUsage, "--aoff-precision f64: the Jacobian has no float64 Aoff (the CPU reference assembles it)");
@@ -60,46 +62,71 @@ void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian
   if (jacobian.residual.size() != values)
     fail(ExitCode::kRuntime, "the solve needs the residual of the assembly ({} values for {} nodes)",
          jacobian.residual.size(), pattern.n_nodes);
-  const auto bad = std::find_if(jacobian.residual.begin(), jacobian.residual.end(),
-                                [](double value) { return !std::isfinite(value); });
-  if (bad != jacobian.residual.end()) {
-    const auto at = static_cast<std::size_t>(bad - jacobian.residual.begin());
-    fail(ExitCode::kInvalidInput, "node {}: residual component {} is {}: the state gives no finite right-hand side",
-         at / kBlock, at % kBlock, *bad);
+  const std::int64_t rows = layout ? layout->owned_count() : pattern.n_nodes;
+  for (std::int64_t t = 0; t < rows; ++t) {
+    const node_index i = layout ? layout->owned_node(t) : static_cast<node_index>(t);
+    for (int component = 0; component < kBlock; ++component) {
+      const double value = jacobian.residual[static_cast<std::size_t>(i) * kBlock + component];
+      if (!std::isfinite(value))
+        fail(ExitCode::kInvalidInput, "node {}: residual component {} is {}: the state gives no finite right-hand side",
+             layout ? layout->global_id(i) : i, component, value);
+    }
   }
 }
 
 SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options) {
-  check_solve_inputs(pattern, jacobian, orientation, options);
-  const auto values = static_cast<std::size_t>(pattern.n_nodes) * kBlock;
+                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options,
+                        const SolveRanks& ranks) {
+  const RankLayout* layout = ranks.distributed() ? ranks.layout : nullptr;
+  check_solve_inputs(pattern, jacobian, orientation, options, layout);
 
   SolveOutcome outcome;
   auto start = std::chrono::steady_clock::now();
-  outcome.shift = local_time_step_shift(mesh, state, options.cfl);
-  const BlockSystem system{pattern, jacobian, outcome.shift,
-                           options.aoff_precision == AoffPrecision::kF64 ? &jacobian.aoff_f64 : nullptr};
+  const std::vector<double> shift = local_time_step_shift(mesh, state, options.cfl);
+  const BlockSystem system{pattern, jacobian, shift,
+                           options.aoff_precision == AoffPrecision::kF64 ? &jacobian.aoff_f64 : nullptr, layout};
   const BlockJacobi jacobi(system);
   std::optional<MulticolorGaussSeidel> gauss_seidel;
   if (options.preconditioner == kMulticolorGaussSeidel) gauss_seidel.emplace(system, jacobi.inverse(), options.sweeps);
+  // Many ranks: x spread over the local nodes before each product, its ghost rows from their owners.
+  std::vector<double> local;
+  std::optional<GhostExchange> exchange;
+  if (!system.all_nodes()) {
+    local.resize(static_cast<std::size_t>(pattern.n_nodes) * kBlock);
+    exchange.emplace(*ranks.comm, layout->halo);
+    exchange->prepare(StateBuffer{local.data(), pattern.n_nodes, false});
+  }
   outcome.setup_ms = 1e3 * seconds_since(start);
 
+  const auto values = static_cast<std::size_t>(system.rows());
   std::vector<double> rhs(values);
-  for (std::size_t k = 0; k < values; ++k) rhs[k] = -jacobian.residual[k];
+  outcome.shift.resize(static_cast<std::size_t>(system.row_nodes()));
+  for (std::int64_t t = 0; t < system.row_nodes(); ++t) {
+    const std::int64_t i = system.row_node(t);
+    outcome.shift[t] = shift[i];
+    for (int r = 0; r < kBlock; ++r) rhs[kBlock * t + r] = -jacobian.residual[kBlock * i + r];
+  }
+  const LinearMap product = [&](const double* x, double* y) {
+    if (system.all_nodes()) return system.multiply(x, y);
+    for (std::int64_t t = 0; t < system.row_nodes(); ++t)
+      std::copy_n(x + kBlock * t, kBlock, &local[kBlock * static_cast<std::size_t>(system.row_node(t))]);
+    exchange->refresh(StateBuffer{local.data(), pattern.n_nodes, false});
+    system.multiply(local.data(), y);
+  };
   outcome.delta.assign(values, 0.0);
   start = std::chrono::steady_clock::now();
-  HostSpace space(values);
+  HostSpace space(values, ranks.comm);
   outcome.krylov = fgmres(
-      space, [&](const double* x, double* y) { system.multiply(x, y); },
+      space, product,
       [&](const double* r, double* z) { gauss_seidel ? gauss_seidel->apply(r, z) : jacobi.apply(r, z); }, rhs.data(),
       outcome.delta.data(), options.krylov);
   outcome.solve_ms = 1e3 * seconds_since(start);
-  outcome.relative_residual = system.relative_residual(outcome.delta.data(), rhs.data());
+  outcome.relative_residual = true_relative_residual(space, product, outcome.delta.data(), rhs.data());
 
   std::vector<double> y(values), samples;
   for (int k = 0; k < 5; ++k) {
     start = std::chrono::steady_clock::now();
-    system.multiply(outcome.delta.data(), y.data());
+    product(outcome.delta.data(), y.data());
     samples.push_back(1e3 * seconds_since(start));
   }
   std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
@@ -108,12 +135,25 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
 }
 
 void write_solve_file(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
-                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome) {
-  const std::int64_t n_nodes = pattern.n_nodes;
-  write_jacobian(path, pattern, jacobian, info, [&](const h5::File& file) {
+                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome,
+                      const SolveRanks& ranks) {
+  const bool f64 = options.aoff_precision == AoffPrecision::kF64;
+  const RankLayout whole = RankLayout::whole_mesh(pattern.n_nodes, 0);
+  const RankLayout& layout = ranks.distributed() ? *ranks.layout : whole;
+  // M's Aoff as the solve used it, in float64 (not the file's float32 /jacobian/aoff): the rows' blocks in order.
+  std::vector<double> aoff_f64;
+  if (f64)
+    for (std::int64_t t = 0; t < layout.owned_count(); ++t) {
+      const node_index i = layout.owned_node(t);
+      aoff_f64.insert(aoff_f64.end(), jacobian.aoff_f64.begin() + pattern.row_ptr[i] * kBlockEntries,
+                      jacobian.aoff_f64.begin() + pattern.row_ptr[i + 1] * kBlockEntries);
+    }
+  RowExtras extras;
+  extras.create = [&](const h5::File& file, std::int64_t n_nodes, std::int64_t nnz) {
     h5::create_group(file, "/solve");
-    h5::write(file, "/solve/shift", outcome.shift, {n_nodes});
-    h5::write(file, "/solve/delta", outcome.delta, {n_nodes, kBlock});
+    h5::create_dataset<double>(file, "/solve/shift", {n_nodes});
+    h5::create_dataset<double>(file, "/solve/delta", {n_nodes, kBlock});
+    if (f64) h5::create_dataset<double>(file, "/solve/aoff_f64", {nnz, kBlock, kBlock});
     h5::write_attribute(file, "/solve", "cfl", options.cfl);
     h5::write_attribute(file, "/solve", "preconditioner", options.preconditioner);
     h5::write_attribute(file, "/solve", "sweeps",
@@ -123,10 +163,14 @@ void write_solve_file(const std::string& path, const JacobianPattern& pattern, c
     h5::write_attribute(file, "/solve", "iterations", std::int64_t{outcome.krylov.iterations});
     h5::write_attribute(file, "/solve", "relative_residual", outcome.relative_residual);
     h5::write_attribute(file, "/solve", "aoff_precision", std::string(to_string(options.aoff_precision)));
-    // M's Aoff as the solve used it: float64 is not the file's float32 /jacobian/aoff.
-    if (options.aoff_precision == AoffPrecision::kF64)
-      h5::write(file, "/solve/aoff_f64", jacobian.aoff_f64, {pattern.nnz(), kBlock, kBlock});
-  });
+  };
+  extras.write = [&](const h5::File& file, const std::vector<h5::RowRange>& rows,
+                     const std::vector<h5::RowRange>& blocks) {
+    h5::write_rows(file, "/solve/shift", rows, outcome.shift);
+    h5::write_rows(file, "/solve/delta", rows, outcome.delta);
+    if (f64) h5::write_rows(file, "/solve/aoff_f64", blocks, aoff_f64);
+  };
+  write_owned_rows(ranks.comm ? *ranks.comm : Communicator::world(), path, layout, pattern, jacobian, info, extras);
 }
 
 }  // namespace fluxjac

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "jacobian/jacobian_io.hpp"
+#include "part/local_part.hpp"
+#include "ranks/communicator.hpp"
 #include "solve/fgmres.hpp"
 #include "util/named_enum.hpp"
 
@@ -51,8 +53,9 @@ void check_solve_options(const SolveOptions& options);
 
 /// \brief Everything a solve checks before it starts: the options, A (not A^T), a residual on every row, all finite.
 /// Error(kUsage) or Error(kInvalidInput) naming what to change.
+/// On many ranks (layout set) the rows checked are the rank's owned nodes, named by their file ids.
 void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,
-                        const SolveOptions& options);
+                        const SolveOptions& options, const RankLayout* layout = nullptr);
 
 /// \brief cuSPARSE's product of M in one precision (`--cusparse`, docs/design.md "The solve"): cusparseSpMV on M as
 /// one BSR matrix, checked against and timed as fluxjac's own product, in the first type combination cuSPARSE accepts.
@@ -65,9 +68,17 @@ struct CusparseProduct {
   double relative_difference = 0.0;      ///< |y - y_fluxjac| / |y_fluxjac| for x = dQ
 };
 
+/// \brief The ranks a solve runs on (docs/design.md, "The solve", "Many ranks"): the communicator and this rank's
+/// part of the mesh; the default is one process with the whole mesh.
+struct SolveRanks {
+  const Communicator* comm = nullptr;
+  const RankLayout* layout = nullptr;
+  bool distributed() const { return comm != nullptr && comm->distributed(); }
+};
+
 struct SolveOutcome {
-  std::vector<double> shift;  ///< [n_nodes]: s_i = V_i / dt_i
-  std::vector<double> delta;  ///< [n_nodes][5]: dQ
+  std::vector<double> shift;  ///< [row nodes]: s_i = V_i / dt_i (the rank's owned nodes, in order; one process: all)
+  std::vector<double> delta;  ///< [row nodes][5]: dQ
   KrylovResult krylov;
   double relative_residual = 0.0;         ///< |M dQ + R| / |R|, recomputed in float64
   double setup_ms = 0.0;                  ///< shift and preconditioner
@@ -78,13 +89,17 @@ struct SolveOutcome {
 
 /// \brief Solves M dQ = -R for the Jacobian A (with its residual) assembled on mesh and state. Error(kInvalidInput)
 /// when the Jacobian has no residual, holds A^T, or R is not finite (naming the node), or a diagonal block of M is
-/// singular.
+/// singular. On many ranks (collective) mesh, state, pattern and jacobian are the rank's part; each rank solves for
+/// its owned rows, the product refreshing x's ghost rows with the halo exchange and the norms summing over the ranks.
 SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const JacobianPattern& pattern,
-                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options);
+                        const Jacobian& jacobian, Orientation orientation, const SolveOptions& options,
+                        const SolveRanks& ranks = {});
 
 /// \brief The Jacobian file of the assembly plus /solve/shift, /solve/delta and /solve's attributes (cfl,
-/// preconditioner, sweeps, restart, tolerance, iterations, relative_residual, aoff_precision), atomically.
+/// preconditioner, sweeps, restart, tolerance, iterations, relative_residual, aoff_precision), atomically; on many
+/// ranks (collective) one file of every rank's rows (write_owned_rows).
 void write_solve_file(const std::string& path, const JacobianPattern& pattern, const Jacobian& jacobian,
-                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome);
+                      const JacobianFileInfo& info, const SolveOptions& options, const SolveOutcome& outcome,
+                      const SolveRanks& ranks = {});
 
 }  // namespace fluxjac
