@@ -4,7 +4,7 @@
 # and the host side of many ranks. Builds go through scripts/common.sh (the CMake presets of CMakePresets.json, each
 # into build/<preset>); the standard meshes are made once, under MESH_DIR. Their figures: docs/performance.md.
 #
-#   bash scripts/gpu.sh SUBCOMMAND [ARGUMENTS]     SUBCOMMAND: check mpi ab largest profile fp64 node scaling
+#   bash scripts/gpu.sh SUBCOMMAND [ARGUMENTS]     SUBCOMMAND: check mpi ab largest profile fp64 node scaling solve
 #   bash scripts/gpu.sh help                       this text
 #
 # Every subcommand: OUT (its results folder, default below), SKIP_BUILD (0; 1: configure and build nothing and run
@@ -13,7 +13,7 @@
 #   once and kept), CMAKE_CUDA_ARCHITECTURES (90), METIS_ROOT and PTSCOTCH_ROOT (partitioners outside the system:
 #   scripts/fetch-partitioners.sh unpacks them into .device/, used when there). Relative paths in the environment
 #   start at the repository root, those in arguments at the calling folder. A subcommand that needs a GPU (check,
-#   mpi, ab, profile, fp64) stops first, exit code 2, where nvidia-smi lists none, or where its binary has no CUDA.
+#   mpi, ab, profile, fp64, solve) stops first, exit code 2, where nvidia-smi lists none, or where its binary has no CUDA.
 #
 # check [MESH.h5] — everything a GPU machine should check, in one run: build (preset cuda: CUDA for sm_90), run the
 #   whole test suite (GPU tests included), run compute-sanitizer on a small mesh, take the paper-size mesh (mixed,
@@ -98,6 +98,17 @@
 #   fluxjac device and list, git state), the config, compare.txt (with BASELINE). Exit code: 3 without a config, 4
 #   when the build fails, else that of 'fluxjac bench' (1: a validation failed, 4: a case failed), else that of
 #   'fluxjac compare' (1: a regression). scripts/slurm/gpu-node.sbatch submits it as a SLURM job.
+#
+# solve [MESH.h5] — the implicit step's solve on the GPU (docs/performance.md, "The solve"): build (preset cuda-mpi),
+#   take the paper mesh (mixed, N=100, rcm) unless MESH.h5 is given, and solve with hd at each CFL, preconditioner
+#   and Aoff precision (FGMRES(30) to TOLERANCE), the first case with cuSPARSE's product of the same M timed beside
+#   fluxjac's (--cusparse); then, where the node has 2 GPUs or more, the block-Jacobi step on RANKS ranks (the same
+#   mesh: iterations and time against one GPU's) and weak scaling: mixed:WEAK_N:rcm (about RANKS times the paper
+#   mesh's nodes) generated in parts on RANKS ranks, beside the paper mesh on one. The table of the figures comes last.
+#   env: CFLS ("10 100 1000"), PRECONDITIONERS ("pbjacobi mcgs"), PRECISIONS ("f32 bf16"), TOLERANCE (1e-8),
+#        RANKS (the GPUs), N (100), WEAK_N (126 for 2 ranks, 159 for 4: the cube root of RANKS times N^3), SCALING
+#        (1: the runs on RANKS ranks where there are 2 GPUs or more)
+#   OUT (solve-results/) receives solve-*.json (fluxjac solve's documents, docs/bench-json.md) and summary.txt.
 #
 # scaling — the host side of many ranks at a fixed number of edges per rank (weak scaling): generation in parts (a
 #   generator spec under mpirun, one part per rank) and the PT-Scotch partition of a file, each step's time on the
@@ -819,9 +830,58 @@ EOF
   cat "$summary"
 }
 
+# solve [MESH.h5]: the solve's figures on one GPU and on the node's GPUs (see the header).
+cmd_solve() {
+  [[ $# -le 1 ]] || die "usage: scripts/gpu.sh solve [MESH.h5]"
+  require_gpu
+  OUT=${OUT:-solve-results}
+  mkdir -p "$OUT"
+  local gpus ranks paper weak_n tolerance=${TOLERANCE:-1e-8}
+  gpus=$(gpu_count)
+  ranks=${RANKS:-$gpus}
+  weak_n=${WEAK_N:-$(python3 -c "print(round(${N:-100} * $ranks ** (1 / 3)))")}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+  fluxjac_device_libraries
+  gpu_build always cuda-mpi "$OUT/build.log"
+  require_cuda_build
+  if [[ $# -eq 1 ]]; then paper=$(from_caller "$1"); else paper=$(fluxjac_standard_mesh mixed "${N:-100}" rcm "$MESH_DIR"); fi
+  local status=0 first=1 cfl preconditioner precision extra
+  log "one GPU: hd, every CFL, preconditioner and Aoff precision on $paper"
+  for cfl in ${CFLS:-10 100 1000}; do
+    for preconditioner in ${PRECONDITIONERS:-pbjacobi mcgs}; do
+      for precision in ${PRECISIONS:-f32 bf16}; do
+        extra=()
+        if [[ $first == 1 ]]; then extra=(--cusparse); first=0; fi
+        "$FLUXJAC" solve --mesh "$paper" --variant hd --cfl "$cfl" --preconditioner "$preconditioner" \
+          --aoff-precision "$precision" --tolerance "$tolerance" "${extra[@]}" -q --force \
+          --json "$OUT/solve-1-cfl$cfl-$preconditioner-$precision.json" | tail -n +2 || status=1
+      done
+    done
+  done
+  if [[ "${SCALING:-1}" == 1 && $gpus -ge 2 ]]; then
+    log "$ranks GPUs: block Jacobi at CFL 100 on the same mesh, and weak scaling (mixed:$weak_n:rcm in parts)"
+    mpirun -np "$ranks" --bind-to none "$FLUXJAC" solve --mesh "$paper" --variant hd --cfl 100 \
+      --tolerance "$tolerance" -q --force --json "$OUT/solve-$ranks-strong.json" | tail -n +2 || status=1
+    mpirun -np "$ranks" --bind-to none "$FLUXJAC" solve --mesh "mixed:$weak_n:rcm" --variant hd --cfl 100 \
+      --tolerance "$tolerance" -q --force --json "$OUT/solve-$ranks-weak.json" | tail -n +2 || status=1
+  fi
+  log "summary (JSON in $OUT)"
+  python3 - "$OUT"/solve-*.json <<'PYTHON' | tee "$OUT/summary.txt"
+import json, sys
+print(f"{'file':<36} {'ranks':>5} {'nodes':>9} {'cfl':>5} {'pc':<9} {'aoff':<4} {'its':>5} {'ms/it':>7} "
+      f"{'prod ms':>8} {'solve ms':>9} {'rel.res':>9}")
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    print(f"{path.rsplit('/', 1)[-1]:<36} {d.get('ranks', 1):>5} {d['n_nodes']:>9} {d['cfl']:>5g} "
+          f"{d['preconditioner']:<9} {d['aoff_precision']:<4} {d['iterations']:>5} {d['ms_per_iteration']:>7.3f} "
+          f"{d['product_ms']:>8.4f} {d['solve_ms']:>9.2f} {d['relative_residual']:>9.2e}")
+PYTHON
+  exit $status
+}
+
 case "$SUBCOMMAND" in
-  check | mpi | ab | largest | profile | fp64 | node | scaling) "cmd_$SUBCOMMAND" "$@" ;;
+  check | mpi | ab | largest | profile | fp64 | node | scaling | solve) "cmd_$SUBCOMMAND" "$@" ;;
   help | -h | --help) usage ;;
   *) usage >&2
-     die "unknown subcommand '$SUBCOMMAND' (check, mpi, ab, largest, profile, fp64, node, scaling, help)" ;;
+     die "unknown subcommand '$SUBCOMMAND' (check, mpi, ab, largest, profile, fp64, node, scaling, solve, help)" ;;
 esac
