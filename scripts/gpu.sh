@@ -334,9 +334,13 @@ orientation_args() {
 # Runs the test suite of FLUXJAC's build folder with ctest (further arguments: ctest's), its output in LOG; prints
 # the last lines, or the failures.
 run_ctest() {
-  local log_file=$1
+  local log_file=$1 spec
   shift
-  if ctest --test-dir "$(dirname "$FLUXJAC")" "$@" --output-on-failure >"$log_file" 2>&1; then
+  # The GPU tests' resource (tests/CMakeLists.txt): GPU_TEST_SLOTS (4) of them per GPU at once.
+  spec=$(mktemp)
+  printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": %d}]}]}\n' \
+    "$(( ${GPU_TEST_SLOTS:-4} * $(gpu_count) ))" >"$spec"
+  if ctest --test-dir "$(dirname "$FLUXJAC")" --resource-spec-file "$spec" "$@" --output-on-failure >"$log_file" 2>&1; then
     tail -3 "$log_file"
   else
     grep -E "Failed|FAILED|Error" "$log_file" | head -40 || true

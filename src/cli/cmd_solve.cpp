@@ -215,7 +215,7 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
        "  fluxjac solve --mesh box.h5 --cfl 100                       # hd on a GPU, else the CPU reference\n"
        "  fluxjac solve --mesh mixed:30:rcm --variant reference --cfl 1000 --tolerance 1e-10 -o step.h5\n"
        "  fluxjac solve --mesh box.h5 --json solve.json                # with the convergence history\n"
-       "  mpirun -np 2 fluxjac solve --mesh mixed:100:rcm -o step.h5   # 2 GPUs, one file of both ranks' rows"},
+       "  mpirun -np 2 fluxjac solve --mesh mixed:100:rcm -o step.h5   # 2 GPUs: one file of all rows"},
       action, [options](const CLI::App& parsed) {
         options->solve.aoff_precision = parse_named<AoffPrecision>(options->aoff_precision, "--aoff-precision");
         const std::vector<InputPath> inputs{
