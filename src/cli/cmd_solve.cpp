@@ -91,6 +91,8 @@ void report(const SolveCommandOptions& options, const PreparedMesh& mesh, const 
       {"solve_ms", outcome.solve_ms},
       {"ms_per_iteration", per_iteration},
       {"product_ms", outcome.product_ms},
+      {"exchange_ms", outcome.exchange_ms},
+      {"reduction_ms", outcome.reduction_ms},
       {"relative_residual", outcome.relative_residual}};
   if (!outcome.cusparse.empty()) {
     nlohmann::ordered_json ms, speedup, difference, types, refused = nlohmann::ordered_json::object();
@@ -186,6 +188,11 @@ int solve(const SolveCommandOptions& options) {
       on_device
           ? solve_step_on_device(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks)
           : solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks);
+  if (comm.distributed())
+    say(note,
+        fmt::format("rank 0 of {}: of the solve's {:.1f} ms, {:.1f} ms in the products' halo exchanges and {:.1f} "
+                    "ms in the sums over the ranks",
+                    comm.size(), outcome.solve_ms, outcome.exchange_ms, outcome.reduction_ms));
   if (comm.is_root()) report(options, mesh, assembly, outcome);
   if (!options.output.empty()) {
     JacobianFileInfo info{variant, mesh.summary.file, mesh.state_file, fmt::format("{} ({})", kVersion, kGitRevision)};

@@ -184,7 +184,7 @@ class DeviceSpace {
     std::shared_ptr<DeviceArray<double>> array;
     double* data() const { return array->data(); }
   };
-  DeviceSpace(std::size_t n, const Communicator* comm) : n_(n), comm_(comm) {
+  DeviceSpace(std::size_t n, const Communicator* comm) : n_(n), sums_(comm) {
     check_cublas(Cublas::get().create(&handle_), "cublasCreate");
     coefficients_.allocate(1024);
   }
@@ -207,7 +207,7 @@ class DeviceSpace {
   double norm(const double* x) const {
     double result = 0.0;
     check_cublas(Cublas::get().nrm2(handle_, length(), x, 1, &result), "cublasDnrm2");
-    return distributed() ? std::sqrt(comm_->sum(result * result)) : result;
+    return sums_.distributed() ? std::sqrt(sums_.sum(result * result)) : result;
   }
   void project(const Basis& basis, std::size_t count, const double* w, double* h) const {
     const double one = 1.0, zero = 0.0;
@@ -215,10 +215,10 @@ class DeviceSpace {
                                     length(), w, 1, &zero, coefficients_.data(), 1),
                  "cublasDgemv");
     FLUXJAC_CUDA_CHECK(cudaMemcpy(h, coefficients_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
-    if (!distributed()) return;
-    const std::vector<double> sums = comm_->sum(std::vector<double>(h, h + count));
-    std::copy(sums.begin(), sums.end(), h);
+    sums_.sum(h, count);
   }
+  /// The host time of the sums over the ranks so far.
+  double reduction_ms() const { return sums_.milliseconds(); }
   void subtract(const Basis& basis, std::size_t count, const double* h, double* w) const {
     combine(basis, count, h, w, -1.0);
   }
@@ -233,7 +233,6 @@ class DeviceSpace {
 
  private:
   int length() const { return static_cast<int>(n_); }
-  bool distributed() const { return comm_ != nullptr && comm_->distributed(); }
   /// x += sign * sum_i c[i] V_i
   void combine(const Basis& basis, std::size_t count, const double* c, double* x, double sign) const {
     if (count == 0) return;
@@ -244,7 +243,7 @@ class DeviceSpace {
                  "cublasDgemv");
   }
   std::size_t n_;
-  const Communicator* comm_;
+  RankSums sums_;
   cublasHandle_t handle_ = nullptr;
   DeviceArray<double> coefficients_;
 };
@@ -328,11 +327,12 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   setup.stop();
   outcome.setup_ms = setup.elapsed_ms();
 
+  double exchange_ms = 0.0;
   const auto product = [&](const double* x, double* y) {
     const double* source = x;
     if (layout) {
       move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, true, x, local.data());
-      exchange->refresh(StateBuffer{local.data(), local_nodes, true});
+      exchange_ms += exchange->refresh(StateBuffer{local.data(), local_nodes, true});
       source = local.data();
     }
     block_product_kernel<<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(n, rows, row_ptr.data(), col_idx.data(),
@@ -361,6 +361,8 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   outcome.krylov = fgmres(space, product, precondition, rhs.data(), delta.data(), options.krylov);
   solve.stop();
   outcome.solve_ms = solve.elapsed_ms();
+  outcome.exchange_ms = exchange_ms;
+  outcome.reduction_ms = space.reduction_ms();
   FLUXJAC_CUDA_CHECK_LAUNCH();
   outcome.relative_residual = true_relative_residual(space, product, delta.data(), rhs.data());
 

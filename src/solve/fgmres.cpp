@@ -1,6 +1,7 @@
 #include "solve/fgmres.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace fluxjac {
 
@@ -9,6 +10,22 @@ namespace {
 /// more where the cores are oversubscribed (an FGMRES iteration opens tens of regions).
 constexpr std::size_t kParallelLength = std::size_t{1} << 15;
 }  // namespace
+
+double RankSums::sum(double value) const {
+  if (comm_ == nullptr) return value;
+  const auto start = std::chrono::steady_clock::now();
+  const double total = comm_->sum(value);
+  milliseconds_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return total;
+}
+
+void RankSums::sum(double* values, std::size_t count) const {
+  if (comm_ == nullptr) return;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> totals = comm_->sum(std::vector<double>(values, values + count));
+  std::copy(totals.begin(), totals.end(), values);
+  milliseconds_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 void HostSpace::fill(double* x, double value) const { std::fill(x, x + n_, value); }
 
@@ -23,8 +40,7 @@ double HostSpace::norm(const double* x) const {
   double sum = 0.0;
 #pragma omp parallel for reduction(+ : sum) schedule(static) if (n_ >= kParallelLength)
   for (std::size_t k = 0; k < n_; ++k) sum += x[k] * x[k];
-  if (comm_ != nullptr && comm_->distributed()) sum = comm_->sum(sum);
-  return std::sqrt(sum);
+  return std::sqrt(sums_.sum(sum));
 }
 
 void HostSpace::project(const Basis& basis, std::size_t count, const double* w, double* h) const {
@@ -35,10 +51,7 @@ void HostSpace::project(const Basis& basis, std::size_t count, const double* w, 
     for (std::size_t k = 0; k < n_; ++k) sum += v[k] * w[k];
     h[i] = sum;
   }
-  if (comm_ != nullptr && comm_->distributed()) {
-    const std::vector<double> sums = comm_->sum(std::vector<double>(h, h + count));
-    std::copy(sums.begin(), sums.end(), h);
-  }
+  sums_.sum(h, count);
 }
 
 void HostSpace::subtract(const Basis& basis, std::size_t count, const double* h, double* w) const {

@@ -106,6 +106,22 @@ KrylovResult fgmres(Space& space, const LinearMap& product, const LinearMap& pre
   return result;
 }
 
+/// \brief A space's sums over the ranks (a distributed solve's dot products; nothing on one process), and the host
+/// time they took: the reduction and the wait for the slowest rank.
+class RankSums {
+ public:
+  explicit RankSums(const Communicator* comm) : comm_(comm != nullptr && comm->distributed() ? comm : nullptr) {}
+  double sum(double value) const;
+  /// values[0..count) summed element-wise over the ranks, in place.
+  void sum(double* values, std::size_t count) const;
+  double milliseconds() const { return milliseconds_; }
+  bool distributed() const { return comm_ != nullptr; }
+
+ private:
+  const Communicator* comm_;
+  mutable double milliseconds_ = 0.0;
+};
+
 /// \brief |b - M x| / |b| (|M x| where b = 0) in `space`, with its own product: the true residual of a solution,
 /// recomputed in float64.
 template <class Space>
@@ -125,7 +141,9 @@ double true_relative_residual(Space& space, const LinearMap& product, const doub
 class HostSpace {
  public:
   using Basis = std::vector<double>;
-  explicit HostSpace(std::size_t n, const Communicator* comm = nullptr) : n_(n), comm_(comm) {}
+  explicit HostSpace(std::size_t n, const Communicator* comm = nullptr) : n_(n), sums_(comm) {}
+  /// The host time of the sums over the ranks so far.
+  double reduction_ms() const { return sums_.milliseconds(); }
   std::size_t size() const { return n_; }
   Basis basis(std::size_t columns) const { return Basis(n_ * columns); }
   double* column(Basis& basis, std::size_t j) const { return basis.data() + n_ * j; }
@@ -145,7 +163,7 @@ class HostSpace {
 
  private:
   std::size_t n_;
-  const Communicator* comm_;
+  RankSums sums_;
 };
 
 }  // namespace fluxjac

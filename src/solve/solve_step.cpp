@@ -106,11 +106,12 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
     outcome.shift[t] = shift[i];
     for (int r = 0; r < kBlock; ++r) rhs[kBlock * t + r] = -jacobian.residual[kBlock * i + r];
   }
+  double exchange_ms = 0.0;
   const LinearMap product = [&](const double* x, double* y) {
     if (system.all_nodes()) return system.multiply(x, y);
     for (std::int64_t t = 0; t < system.row_nodes(); ++t)
       std::copy_n(x + kBlock * t, kBlock, &local[kBlock * static_cast<std::size_t>(system.row_node(t))]);
-    exchange->refresh(StateBuffer{local.data(), pattern.n_nodes, false});
+    exchange_ms += exchange->refresh(StateBuffer{local.data(), pattern.n_nodes, false});
     system.multiply(local.data(), y);
   };
   outcome.delta.assign(values, 0.0);
@@ -121,6 +122,8 @@ SolveOutcome solve_step(const EdgeMesh& mesh, const FlowState& state, const Jaco
       [&](const double* r, double* z) { gauss_seidel ? gauss_seidel->apply(r, z) : jacobi.apply(r, z); }, rhs.data(),
       outcome.delta.data(), options.krylov);
   outcome.solve_ms = 1e3 * seconds_since(start);
+  outcome.exchange_ms = exchange_ms;
+  outcome.reduction_ms = space.reduction_ms();
   outcome.relative_residual = true_relative_residual(space, product, outcome.delta.data(), rhs.data());
 
   std::vector<double> y(values), samples;

@@ -80,10 +80,14 @@ struct SolveOutcome {
   std::vector<double> shift;  ///< [row nodes]: s_i = V_i / dt_i (the rank's owned nodes, in order; one process: all)
   std::vector<double> delta;  ///< [row nodes][5]: dQ
   KrylovResult krylov;
-  double relative_residual = 0.0;         ///< |M dQ + R| / |R|, recomputed in float64
-  double setup_ms = 0.0;                  ///< shift and preconditioner
-  double solve_ms = 0.0;                  ///< FGMRES
-  double product_ms = 0.0;                ///< one product y = M x, the median of several
+  double relative_residual = 0.0;  ///< |M dQ + R| / |R|, recomputed in float64
+  double setup_ms = 0.0;           ///< shift and preconditioner
+  double solve_ms = 0.0;           ///< FGMRES
+  double product_ms = 0.0;         ///< one product y = M x, the median of several
+  /// Many ranks, during FGMRES, on this rank: the time of the products' halo exchanges, and the host time of the sums
+  /// over the ranks (with the wait for the slowest rank); 0 on one process.
+  double exchange_ms = 0.0;
+  double reduction_ms = 0.0;
   std::vector<CusparseProduct> cusparse;  ///< with SolveOptions::cusparse: its products, one per precision
 };
 
