@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,11 +19,13 @@
 
 #include "mesh/dual_metrics.hpp"
 #include "mesh/generator.hpp"
+#include "mesh/mesh_digest.hpp"
 #include "mesh/mesh_io.hpp"
 #include "mesh/ordering.hpp"
 #include "physics/gas.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
+#include "util/hdf5.hpp"
 #include "util/memory.hpp"
 
 #if defined(_OPENMP)
@@ -504,6 +507,45 @@ TEST(MeshGenRecord, GeneratedFileRecordsItsSpecAndEveryFieldChangesTheRecord) {
         spec_of("tet", 2, "rcm", 0.2, 3), spec_of("tet", 2, "rcm", 0.25, 4)})
     records.insert(box_mesh_generator_record(other));
   EXPECT_EQ(records.size(), 6u) << "two specs share a record";
+}
+
+TEST(MeshGenRecord, GeneratedFileRecordsTheDigestOfWhatItStoresAndEveryArrayChangesIt) {
+  const test::TempDir dir;
+  const BoxMeshSpec spec = spec_of("mixed", 3, "rcm");
+  const std::string path = dir.file("box.h5"), bare = dir.file("bare.h5");
+  const GeneratedMesh generated = generate_box_mesh(spec);
+  write_generated_mesh(path, generated, spec);
+  const std::uint64_t digest = generated_mesh_digest(generated);
+  {
+    const h5::File file = h5::File::open(path);
+    EXPECT_EQ(read_generated_mesh_digest(file), digest_text(digest));
+    // Read whole, or in slices that split the edges and the nodes anywhere: the same digest.
+    for (const std::int64_t slice_rows : {std::int64_t{1} << 19, std::int64_t{50}, std::int64_t{7}})
+      EXPECT_EQ(stored_mesh_digest(file, slice_rows), digest) << "slices of " << slice_rows << " rows";
+  }
+  write_edge_mesh(bare, generated.mesh, &generated.state);
+  EXPECT_EQ(read_generated_mesh_digest(h5::File::open(bare)), std::nullopt) << "a file the generator did not write";
+
+  // One bit of any array, or one node more, is another digest.
+  const auto changed = [&](const std::function<void(GeneratedMesh&)>& change) {
+    GeneratedMesh copy = generated;
+    change(copy);
+    return generated_mesh_digest(copy) != digest;
+  };
+  const auto last_bit = [](double& value) { value = std::nextafter(value, 2 * value + 1); };
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { last_bit(g.mesh.areas[5]); })) << "an area";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { last_bit(g.mesh.normals[7]); })) << "a normal";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { std::swap(g.mesh.edges[0], g.mesh.edges[1]); })) << "an edge's ends";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { last_bit(g.mesh.coords[4]); })) << "a coordinate";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { last_bit(g.mesh.volumes[3]); })) << "a volume";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { g.on_boundary[2] ^= 1; })) << "a boundary flag";
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) { last_bit(g.state.Q[kBlock * 10 + 4]); })) << "a state";
+  // Two nodes' states swapped: the sums over the nodes see each state with its node.
+  std::int64_t other = 1;
+  while (generated.state.Q[kBlock * other] == generated.state.Q[0]) ++other;
+  EXPECT_TRUE(changed([&](GeneratedMesh& g) {
+    std::swap_ranges(g.state.Q.begin(), g.state.Q.begin() + kBlock, g.state.Q.begin() + kBlock * other);
+  })) << "two nodes' states";
 }
 
 TEST(MeshGenState, HasStagnationAndSupersonicRegionsAndPositiveThermodynamics) {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mesh/mesh_digest.hpp"
 #include "mesh/mesh_io.hpp"
 #include "util/error.hpp"
 #include "util/hdf5.hpp"
@@ -140,6 +141,15 @@ std::string cached_mesh_mismatch(const MeshSource& source) {
     if (nodes != expected_nodes)
       return fmt::format("has {} nodes where the spec gives {}", nodes ? std::to_string(*nodes) : "no count of",
                          expected_nodes);
+    // The record and the count say what the file claims to be; the digest of what it stores says whether it is what
+    // the generator wrote. A file without a digest cannot tell, so it is not used either: a file that dropped the
+    // attribute would otherwise pass with any content.
+    const std::optional<std::string> recorded = read_generated_mesh_digest(file);
+    if (!recorded) return "records no content digest (written by an older fluxjac, or not by the generator)";
+    const std::string stored = digest_text(stored_mesh_digest(file));
+    if (*recorded != stored)
+      return fmt::format("stores other content than the generator wrote (content digest {}, recorded {})", stored,
+                         quoted_file_text(*recorded));
   } catch (const Error& error) {
     return fmt::format("cannot be read ({})", error.what());
   }
@@ -150,9 +160,11 @@ void ensure_mesh_file(const MeshSource& source, const Note& note) {
   if (!source.spec) return;
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(source.file, error))) {
+    const auto checked = std::chrono::steady_clock::now();
     const std::string mismatch = cached_mesh_mismatch(source);
     if (mismatch.empty()) {
-      say(note, fmt::format("mesh {}: cached {}", source.name, source.file));
+      say(note, fmt::format("mesh {}: cached {} (content checked, {:.2f} s)", source.name, source.file,
+                            seconds_since(checked)));
       return;
     }
     // Never used: the entry goes (a link goes, not its target) and the spec's mesh is generated again.

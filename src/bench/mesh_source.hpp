@@ -2,7 +2,8 @@
 //
 // A generator spec is `kind:n:order[:seed]` (e.g. `mixed:100:rcm`, `tet:40:random:7`): the box mesh of
 // `fluxjac mesh gen --kind KIND --n N --order ORDER --seed SEED` (seed 1 when left out). It is written once
-// into the cache folder and read from there by every later run that finds the spec recorded in the file.
+// into the cache folder and read from there by every later run that finds the spec recorded in the file and the
+// file's content as the generator recorded it (its content digest).
 #pragma once
 
 #include <optional>
@@ -38,7 +39,8 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
 
 /// \brief Why the cache file of a generator spec cannot serve it, empty when it can: the file must be a regular
 /// file (not a link) whose generator record (read_box_mesh_generator_record) is the spec's, with the spec's node
-/// count. Empty for a file source.
+/// count, and whose arrays have the content digest the generator recorded (stored_mesh_digest, one pass over the
+/// file in slices). Empty for a file source.
 std::string cached_mesh_mismatch(const MeshSource& source);
 
 /// \brief Generates a spec's mesh into its cache file unless a file that serves it (cached_mesh_mismatch) is already

@@ -9,6 +9,7 @@
 
 #include "mesh/dual_metrics.hpp"
 #include "mesh/edge_mesh_extras.hpp"
+#include "mesh/mesh_digest.hpp"
 #include "mesh/mesh_io.hpp"
 #include "physics/gas.hpp"
 #include "util/error.hpp"
@@ -19,6 +20,8 @@ namespace {
 
 /// The /mesh attribute that records the spec a generated file was made from.
 constexpr const char* kGeneratorAttribute = "generator";
+/// The /mesh attribute that records the content digest of a generated file (generated_mesh_digest).
+constexpr const char* kContentDigestAttribute = "content_digest";
 
 // ---- counter-based random numbers: the same jitter whatever the thread count --------------------------
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -462,10 +465,12 @@ void write_generated_mesh(const std::string& path, const GeneratedMesh& generate
   extras.cells = CellCounts{generated.n_tetrahedra, 0, generated.n_prisms, 0};
   extras.order = to_string(spec.order);
   extras.source = source;
-  // Not one of the extras, which `mesh partition` carries over to a renumbered mesh: the record stays with the
-  // file the generator wrote.
+  // Not among the extras, which `mesh partition` carries over to a renumbered mesh: the record and the content digest
+  // stay with the file the generator wrote.
+  const std::string digest = digest_text(generated_mesh_digest(generated));
   write_edge_mesh_with_extras(path, generated.mesh, &generated.state, extras, [&](const h5::File& file) {
     h5::write_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute, box_mesh_generator_record(spec));
+    h5::write_attribute(file, edge_mesh_paths::kMeshGroup, kContentDigestAttribute, digest);
   });
 }
 
@@ -482,6 +487,66 @@ std::optional<std::string> read_box_mesh_generator_record(const std::string& pat
   const h5::File file = h5::File::open(path);
   if (!h5::exists(file, edge_mesh_paths::kMeshGroup)) return std::nullopt;
   return h5::read_string_attribute(file, edge_mesh_paths::kMeshGroup, kGeneratorAttribute);
+}
+
+std::uint64_t generated_mesh_digest(const GeneratedMesh& generated) {
+  const EdgeMesh& mesh = generated.mesh;
+  const auto n_nodes = static_cast<std::size_t>(mesh.n_nodes);
+  if (mesh.coords.size() != 3 * n_nodes || mesh.volumes.size() != n_nodes || generated.on_boundary.size() != n_nodes ||
+      generated.state.Q.size() != kBlock * n_nodes)
+    fail(ExitCode::kRuntime, "generated mesh: per-node arrays of {}, {}, {} and {} values for {} nodes",
+         mesh.coords.size(), mesh.volumes.size(), generated.on_boundary.size(), generated.state.Q.size(), n_nodes);
+  ContentDigest digest;
+  digest.add_edges(mesh);
+  digest.add_nodes(0, mesh.n_nodes, mesh.coords.data(), mesh.volumes.data(), generated.on_boundary.data(),
+                   generated.state.Q.data());
+  return digest.value(mesh.n_nodes, mesh.n_edges());
+}
+
+std::optional<std::string> read_generated_mesh_digest(const h5::File& file) {
+  if (!h5::exists(file, edge_mesh_paths::kMeshGroup)) return std::nullopt;
+  return h5::read_string_attribute(file, edge_mesh_paths::kMeshGroup, kContentDigestAttribute);
+}
+
+std::uint64_t stored_mesh_digest(const h5::File& file, std::int64_t slice_rows) {
+  using namespace edge_mesh_paths;
+  const std::optional<std::int64_t> n_nodes = h5::read_integer_attribute(file, kMeshGroup, "n_nodes");
+  if (!n_nodes || *n_nodes < 0) fail(ExitCode::kInvalidInput, "{}: {}: no node count n_nodes", file.name(), kMeshGroup);
+  const h5::DatasetInfo edges = h5::describe_dataset(file, kEdges);
+  h5::require_shape(edges, {h5::kAnyExtent, 2});
+  const std::int64_t n_edges = edges.shape[0];
+  const auto described = [&](const char* path, std::vector<std::int64_t> shape) {
+    h5::DatasetInfo info = h5::describe_dataset(file, path);
+    h5::require_shape(info, shape);
+    return info;
+  };
+  const h5::DatasetInfo normals = described(kNormals, {n_edges, 3}), areas = described(kAreas, {n_edges});
+  const h5::DatasetInfo coords = described(kCoords, {*n_nodes, 3}), volumes = described(kVolumes, {*n_nodes});
+  const h5::DatasetInfo boundary = described(kBoundaryNodes, {*n_nodes}),
+                        states = described(kState, {*n_nodes, kBlock});
+
+  if (slice_rows < 1) fail(ExitCode::kRuntime, "stored_mesh_digest: slices of {} rows", slice_rows);
+  ContentDigest digest;
+  EdgeMesh slice;
+  for (std::int64_t first = 0; first < n_edges; first += slice_rows) {
+    const std::vector<h5::RowRange> rows{{first, std::min(n_edges, first + slice_rows)}};
+    slice.edges = h5::read_rows<node_index>(file, edges, rows);
+    slice.normals = h5::read_rows<double>(file, normals, rows);
+    slice.areas = h5::read_rows<double>(file, areas, rows);
+    digest.add_edges(slice);
+  }
+  std::vector<std::uint8_t> flags;
+  for (std::int64_t first = 0; first < *n_nodes; first += slice_rows) {
+    const std::int64_t end = std::min(*n_nodes, first + slice_rows);
+    const std::vector<h5::RowRange> rows{{first, end}};
+    const std::vector<double> slice_coords = h5::read_rows<double>(file, coords, rows);
+    const std::vector<double> slice_volumes = h5::read_rows<double>(file, volumes, rows);
+    const std::vector<double> slice_states = h5::read_rows<double>(file, states, rows);
+    flags.resize(static_cast<std::size_t>(end - first));
+    h5::read_rows_raw(file, boundary, rows, H5T_NATIVE_UINT8, flags.data());
+    digest.add_nodes(first, end - first, slice_coords.data(), slice_volumes.data(), flags.data(), slice_states.data());
+  }
+  return digest.value(*n_nodes, n_edges);
 }
 
 }  // namespace fluxjac

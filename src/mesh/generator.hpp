@@ -151,8 +151,8 @@ FlowState disturbed_freestream_state(const std::vector<double>& coords);
 /// "state", "done".
 GeneratedMesh generate_box_mesh(const BoxMeshSpec& spec, const MeshProgress& progress = {});
 
-/// \brief Writes a generated mesh atomically with its state, boundary flags, cell counts, ordering and generator
-/// record (and `source`, the name it was asked for, when not empty).
+/// \brief Writes a generated mesh atomically with its state, boundary flags, cell counts, ordering, generator
+/// record and content digest (generated_mesh_digest), and `source`, the name it was asked for, when not empty.
 void write_generated_mesh(const std::string& path, const GeneratedMesh& generated, const BoxMeshSpec& spec,
                           const std::string& source = {});
 
@@ -173,5 +173,20 @@ std::string box_mesh_generator_record(const BoxMeshSpec& spec);
 /// \brief The generator record of an edge-mesh file, nullopt when it has none (a file that `mesh gen` did not
 /// write, or one written before files carried it); Error(kInvalidInput) when the file cannot be read.
 std::optional<std::string> read_box_mesh_generator_record(const std::string& path);
+
+/// \brief The ContentDigest of a generated mesh: its edges, normals, areas, and each node's coordinates, volume,
+/// boundary flag and state.
+std::uint64_t generated_mesh_digest(const GeneratedMesh& generated);
+
+/// \brief The content digest write_generated_mesh recorded in an open edge-mesh file (the /mesh attribute
+/// `content_digest`, 16 hexadecimal digits), nullopt when it has none (a file written before files carried it, or by
+/// `mesh gen` under mpirun, whose parts are numbered otherwise).
+std::optional<std::string> read_generated_mesh_digest(const h5::File& file);
+
+/// \brief The ContentDigest of what an open edge-mesh file stores, read slice_rows rows at a time (the check holds
+/// one slice, whatever the mesh): what generated_mesh_digest gives for the mesh the file was written from, unless
+/// the file was changed since. Error(kInvalidInput) when a dataset the generator writes is missing or has another
+/// shape than /mesh's `n_nodes` and /mesh/edges give it.
+std::uint64_t stored_mesh_digest(const h5::File& file, std::int64_t slice_rows = std::int64_t{1} << 19);
 
 }  // namespace fluxjac

@@ -55,6 +55,36 @@ std::uint64_t mesh_digest(const EdgeMesh& mesh) {
   return digest.value(mesh.n_nodes, n_edges);
 }
 
+void ContentDigest::add_edges(const EdgeMesh& edges) {
+  std::uint64_t sum = 0;
+  const edge_index n_edges = edges.n_edges();
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (edge_index e = 0; e < n_edges; ++e) sum += edge_term(edges, e, edges.left(e), edges.right(e));
+  edge_sum_ += sum;
+}
+
+void ContentDigest::add_nodes(std::int64_t first, std::int64_t count, const double* coords, const double* volumes,
+                              const std::uint8_t* boundary, const double* states) {
+  std::uint64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (std::int64_t k = 0; k < count; ++k) {
+    std::uint64_t term = combine(0x632be59bd9b4e019ULL, static_cast<std::uint64_t>(first + k));
+    for (int axis = 0; axis < 3; ++axis) term = combine(term, bits_of(coords[3 * k + axis]));
+    term = combine(term, bits_of(volumes[k]));
+    term = combine(term, boundary[k]);
+    for (int component = 0; component < kBlock; ++component)
+      term = combine(term, bits_of(states[kBlock * k + component]));
+    sum += term;
+  }
+  node_sum_ += sum;
+}
+
+std::uint64_t ContentDigest::value(std::int64_t n_nodes, std::int64_t n_edges) const {
+  MeshDigest edges;
+  edges.add_part(edge_sum_);
+  return combine(edges.value(n_nodes, n_edges), node_sum_);
+}
+
 std::string digest_text(std::uint64_t digest) { return fmt::format("{:016x}", digest); }
 
 }  // namespace fluxjac
