@@ -72,6 +72,8 @@ def load(paths):
         build = doc.get("fluxjac") or {}
         created = (doc.get("host") or {}).get("created_utc") or ""
         for run in doc["runs"]:
+            if run.get("solve"):  # a solve case (bench --solve): its assembly is drawn by the assembly cases
+                continue
             run = dict(run)
             run["_device"] = device.get("name", "CPU only")
             run["_ceilings"] = device

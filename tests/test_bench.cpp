@@ -137,7 +137,7 @@ TEST(BenchSweep, JsonHoldsBuildMetadataAndOneRunPerCase) {
   ASSERT_EQ(ci_sweep().result.exit_code, 0) << ci_sweep().result.output;
   const ordered_json results = read_json(ci_sweep().json);
   EXPECT_EQ(results.at("schema"), "fluxjac-bench");
-  EXPECT_EQ(results.at("schema_version"), 3);
+  EXPECT_EQ(results.at("schema_version"), 4);
   const ordered_json& build = results.at("fluxjac");
   for (const char* key : {"version", "git_revision", "cxx_compiler", "cxx_flags", "build_type"})
     EXPECT_FALSE(build.at(key).get<std::string>().empty()) << key;
@@ -316,6 +316,206 @@ TEST(BenchSweep, ConfigKeysAreTheLongOptionNames) {
   ASSERT_EQ(runs.size(), 1u) << "CPU variants have no assembly or block-size axis";
   EXPECT_EQ(runs[0].at("reps"), 2) << "the command line overrides the config file";
   EXPECT_TRUE(runs[0].at("validation").is_null()) << "validate = false";
+}
+
+// ---- bench --solve: solve cases in the sweep, their records, and compare's key ----------------------------
+
+/// Results of a sweep with solves on the CPU reference (2 CFL x 2 preconditioners x 2 precisions on mixed:6:rcm),
+/// from a config file, run once per test process.
+struct SolveSweepRun {
+  TempDir folder;
+  std::string cache = folder.file("cache"), csv = folder.file("solve.csv"), json = folder.file("solve.json");
+  CommandResult result;
+};
+
+const SolveSweepRun& solve_sweep() {
+  static SolveSweepRun sweep;
+  static const bool ran = [] {
+    const std::string config = sweep.folder.file("solve.toml");
+    std::ofstream(config) << "meshes = [\"mixed:6:rcm\"]\nvariants = [\"reference\"]\nwarmup = 0\nreps = 1\n"
+                             "solve-cfl = [10, 100]\nsolve-preconditioner = [\"pbjacobi\", \"mcgs\"]\n"
+                             "solve-aoff-precision = [\"f32\", \"bf16\"]\n";
+    sweep.result =
+        run_fluxjac(fmt::format("bench --config {} --cache {} --csv {} --json {}", shell_quoted(config),
+                                shell_quoted(sweep.cache), shell_quoted(sweep.csv), shell_quoted(sweep.json)));
+    return true;
+  }();
+  (void)ran;
+  return sweep;
+}
+
+/// \brief A copy of the solve sweep's results with `edit` applied to its runs; returns the path.
+std::string edited_solve_results(const TempDir& folder, const std::string& name,
+                                 const std::function<void(ordered_json& runs)>& edit) {
+  ordered_json results = read_json(solve_sweep().json);
+  edit(results.at("runs"));
+  const std::string path = folder.file(name);
+  std::ofstream(path) << results.dump(2);
+  return path;
+}
+
+/// The index of the solve run of `cfl` and `preconditioner` with Aoff in f32.
+std::size_t solve_run(const ordered_json& runs, double cfl, const std::string& preconditioner) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const ordered_json& solve = runs.at(i).at("solve");
+    if (!solve.is_null() && solve.at("cfl").get<double>() == cfl && solve.at("preconditioner") == preconditioner &&
+        solve.at("aoff_precision") == "f32")
+      return i;
+  }
+  throw std::runtime_error("no such solve run");
+}
+
+TEST(BenchSolve, EachCflPreconditionerAndPrecisionIsASolveRecordInJsonAndCsv) {
+  const SolveSweepRun& sweep = solve_sweep();
+  ASSERT_EQ(sweep.result.exit_code, 0) << sweep.result.output;
+  for (const char* fragment : {"reference solve cfl=10 pbjacobi f32", "reference solve cfl=100 mcgs sweeps=2 bf16",
+                               "iterations", "converged", "solves: 8 converged, 0 did not"})
+    EXPECT_TRUE(contains(sweep.result.output, fragment)) << "\"" << fragment << "\" missing in:\n"
+                                                         << sweep.result.output;
+  const ordered_json document = read_json(sweep.json);
+  EXPECT_EQ(document.at("schema_version"), kResultSchemaVersion);
+  const ordered_json& runs = document.at("runs");
+  ASSERT_EQ(runs.size(), 9u) << "the assembly case, then 2 x 2 x 2 solve cases";
+  EXPECT_TRUE(runs.at(0).at("solve").is_null()) << "an assembly case has no solve";
+  int mcgs = 0;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const ordered_json& run = runs.at(i);
+    const ordered_json& solve = run.at("solve");
+    ASSERT_TRUE(solve.is_object()) << run.dump();
+    EXPECT_EQ(run.at("status"), "ok");
+    EXPECT_EQ(run.at("mode"), "full");
+    EXPECT_EQ(run.at("residual"), true) << "a solve case assembles its residual";
+    EXPECT_EQ(run.at("validation").at("passed"), true) << "and validates it before it solves";
+    EXPECT_EQ(solve.at("solved_on"), "cpu");
+    const bool is_mcgs = solve.at("preconditioner") == "mcgs";
+    mcgs += is_mcgs ? 1 : 0;
+    EXPECT_EQ(solve.at("sweeps"), is_mcgs ? 2 : 0) << "sweeps count for mcgs only";
+    EXPECT_GT(solve.at("iterations").get<int>(), 0);
+    EXPECT_EQ(solve.at("converged"), true);
+    EXPECT_LE(solve.at("relative_residual").get<double>(), 1e-7);
+    EXPECT_GE(solve.at("solve_ms").get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(solve.at("ms_per_iteration").get<double>(),
+                     solve.at("solve_ms").get<double>() / solve.at("iterations").get<double>());
+    for (const char* key :
+         {"restart", "tolerance", "max_iterations", "setup_ms", "product_ms", "exchange_ms", "reduction_ms"})
+      EXPECT_TRUE(solve.contains(key)) << key;
+  }
+  EXPECT_EQ(mcgs, 4);
+
+  // The CSV holds the same records, the assembly case's solve columns empty.
+  const auto rows = read_csv(sweep.csv);
+  ASSERT_EQ(rows.size(), 10u);
+  auto column = [&](const std::string& name) {
+    const auto at = std::find(rows[0].begin(), rows[0].end(), name);
+    EXPECT_NE(at, rows[0].end()) << name;
+    return static_cast<std::size_t>(at - rows[0].begin());
+  };
+  EXPECT_EQ(rows[1][column("solve_iterations")], "");
+  const std::size_t i = solve_run(runs, 100, "pbjacobi");
+  EXPECT_EQ(rows[i + 1][column("solve_cfl")], "100");
+  EXPECT_EQ(rows[i + 1][column("solve_preconditioner")], "pbjacobi");
+  EXPECT_EQ(rows[i + 1][column("solve_aoff_precision")], "f32");
+  EXPECT_EQ(rows[i + 1][column("solve_iterations")],
+            std::to_string(runs.at(i).at("solve").at("iterations").get<int>()));
+  EXPECT_EQ(rows[i + 1][column("solve_converged")], "true");
+
+  // The same step as `fluxjac solve` takes on the same mesh: the same iterations.
+  const std::string json = sweep.folder.file("one-solve.json");
+  const CommandResult one = run_fluxjac(
+      fmt::format("solve -q --mesh mixed:6:rcm --variant reference --cfl 100 --warmup 0 --reps 1 --cache {} --json {}",
+                  shell_quoted(sweep.cache), shell_quoted(json)));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(read_json(json).at("iterations"), runs.at(i).at("solve").at("iterations"));
+}
+
+TEST(BenchSolve, DryRunListsTheSolveCasesAfterTheAssemblyCases) {
+  const TempDir folder;
+  const CommandResult result =
+      run_fluxjac(fmt::format("bench --dry-run --mesh tet:2:rcm --variant reference --solve-cfl 10,100 --cache {}",
+                              shell_quoted(folder.file("cache"))));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const char* fragment : {"[case 1/3] tet:2:rcm reference full",
+                               "[case 2/3] tet:2:rcm reference solve cfl=10 "
+                               "pbjacobi f32",
+                               "[case 3/3] tet:2:rcm reference solve cfl=100 pbjacobi f32"})
+    EXPECT_TRUE(contains(result.output, fragment)) << "\"" << fragment << "\" missing in:\n" << result.output;
+}
+
+TEST(BenchSolve, BadSolveOptionsAreRefusedWithTheSolveCommandsWords) {
+  const TempDir folder;
+  const std::string cache = " --cache " + shell_quoted(folder.file("cache"));
+  // The solve command's own check (check_solve_options) words each refusal; bench names its options --solve-NAME.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--solve-cfl 0", "--solve-cfl 0: the CFL number must be positive and finite"},
+      {"--solve-cfl 10,-1", "--solve-cfl -1: the CFL number must be positive and finite"},
+      {"--solve-preconditioner ilu", "--solve-preconditioner ilu: the preconditioners are: pbjacobi"},
+      {"--solve --solve-sweeps 0", "--solve-sweeps 0: Gauss-Seidel sweeps per application, 1 to 100"},
+      {"--solve --solve-restart 0", "--solve-restart 0: FGMRES keeps at least 1 basis vector"},
+      {"--solve --solve-tolerance 1", "--solve-tolerance 1: a relative residual tolerance is between 0 and 1"},
+      {"--solve --solve-max-iterations 0", "--solve-max-iterations 0: at least 1"},
+      {"--solve-aoff-precision f16", "use f64, f32 or bf16"},
+      {"--solve --transpose", "the solve needs A = dR/dQ, not A^T"},
+      {"--variant hd:cpu --solve-aoff-precision f64", "only the CPU reference assembles Aoff in float64"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult result = run_fluxjac("bench --mesh tet:2:rcm " + args + cache);
+    EXPECT_EQ(result.exit_code, 3) << args << "\n" << result.output;
+    EXPECT_TRUE(contains(result.output, message)) << args << ": \"" << message << "\" missing in:\n" << result.output;
+  }
+  // The words are the solve command's.
+  const CommandResult solve = run_fluxjac("solve --mesh tet:2:rcm --variant reference --cfl 0" + cache);
+  EXPECT_EQ(solve.exit_code, 3) << solve.output;
+  EXPECT_TRUE(contains(solve.output, "--cfl 0: the CFL number must be positive and finite")) << solve.output;
+}
+
+TEST(CompareSolves, MoreIterationsAndAMissingSolveCaseAreRegressions) {
+  ASSERT_EQ(solve_sweep().result.exit_code, 0) << solve_sweep().result.output;
+  const std::string& base = solve_sweep().json;
+  const CommandResult same = run_fluxjac(fmt::format("compare {} {}", shell_quoted(base), shell_quoted(base)));
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_TRUE(contains(same.output, "9 cases")) << "each solve case is its own case\n" << same.output;
+  EXPECT_TRUE(contains(same.output, "0 regressions")) << same.output;
+
+  const TempDir folder;
+  const std::size_t i = solve_run(read_json(base).at("runs"), 100, "pbjacobi");
+  const std::string more = edited_solve_results(folder, "more.json", [i](ordered_json& runs) {
+    ordered_json& solve = runs.at(i).at("solve");
+    solve["iterations"] = solve.at("iterations").get<int>() + 3;
+  });
+  const CommandResult grew = run_fluxjac(fmt::format("compare {} {}", shell_quoted(base), shell_quoted(more)));
+  EXPECT_EQ(grew.exit_code, 1) << grew.output;
+  EXPECT_TRUE(contains(grew.output, "mixed:6:rcm reference solve cfl=100 pbjacobi f32")) << grew.output;
+  EXPECT_TRUE(contains(grew.output, "MORE ITERATIONS [regression]")) << grew.output;
+  EXPECT_TRUE(contains(grew.output, "1 regression")) << grew.output;
+  const CommandResult fewer = run_fluxjac(fmt::format("compare {} {}", shell_quoted(more), shell_quoted(base)));
+  EXPECT_EQ(fewer.exit_code, 0) << fewer.output;
+  EXPECT_TRUE(contains(fewer.output, "fewer iterations")) << fewer.output;
+
+  const std::string unconverged = edited_solve_results(
+      folder, "unconverged.json", [i](ordered_json& runs) { runs.at(i).at("solve")["converged"] = false; });
+  const CommandResult diverged =
+      run_fluxjac(fmt::format("compare {} {}", shell_quoted(base), shell_quoted(unconverged)));
+  EXPECT_EQ(diverged.exit_code, 1) << diverged.output;
+  EXPECT_TRUE(contains(diverged.output, "NO LONGER CONVERGES [regression]")) << diverged.output;
+
+  const std::string slower = edited_solve_results(folder, "slower.json", [i](ordered_json& runs) {
+    ordered_json& solve = runs.at(i).at("solve");
+    solve["solve_ms"] = solve.at("solve_ms").get<double>() * 2.0 + 1.0;
+  });
+  const CommandResult slow = run_fluxjac(fmt::format("compare {} {}", shell_quoted(base), shell_quoted(slower)));
+  EXPECT_EQ(slow.exit_code, 1) << slow.output;
+  EXPECT_TRUE(contains(slow.output, "SLOWER [regression]")) << "the solve time against the time tolerance\n"
+                                                            << slow.output;
+
+  const std::string lacking =
+      edited_solve_results(folder, "lacking.json", [i](ordered_json& runs) { runs.erase(runs.begin() + i); });
+  const CommandResult missing = run_fluxjac(fmt::format("compare {} {}", shell_quoted(base), shell_quoted(lacking)));
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "reference solve cfl=100 pbjacobi f32")) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "MISSING [regression]")) << missing.output;
+  const CommandResult allowed =
+      run_fluxjac(fmt::format("compare --allow-missing {} {}", shell_quoted(base), shell_quoted(lacking)));
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
 }
 
 // ---- golden Jacobian: any change in the reference's results is caught --------------------------------------
@@ -527,7 +727,7 @@ TEST(CompareResults, WrongTypesAreRejectedNamingTheKey) {
       {R"({"schema": 1, "runs": []})", R"(results.json: "schema" is a number, expected a string)"},
       {R"({"schema": ["fluxjac-bench"], "runs": []})", R"("schema" is an array, expected a string)"},
       {R"({"schema_version": "1", "runs": []})", R"("schema_version" is a string, expected a number)"},
-      {R"({"schema_version": 4, "runs": []})", "schema version 4 is newer than this fluxjac reads (3)"},
+      {R"({"schema_version": 5, "runs": []})", "schema version 5 is newer than this fluxjac reads (4)"},
       {R"({"runs": {}})", R"("runs" is an object, expected an array)"},
       {R"({"runs": [3]})", "results.json: runs[0] is a number, expected an object"},
       {R"({"device": "H100", "runs": []})", R"("device" is a string, expected an object)"},
@@ -948,10 +1148,10 @@ std::vector<RunRecord> golden_records(const DeviceCeilings& device) {
 /// so a change of these bytes is a change of the schema.
 const char* const kGoldenRuns = R"golden(
   "runs": [
-    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1813877444.0, "model_flops": 9821328000.0, "model_fp64_instructions": 7209747600.0, "gb_per_s": 725.5509776, "gflop_per_s": 3928.5312, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
-    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "edge", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 4096, "warmup": 1, "reps": 3, "status": "skipped", "reason": "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit", "assembly_ms": null, "zero_ms": null, "ns_per_edge": null, "model_bytes": 1837246840.0, "model_flops": 10100343000.0, "model_fp64_instructions": 7488762600.0, "gb_per_s": null, "gflop_per_s": null, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": null, "resources": null, "validation": null, "ranks": 1, "parallel": null},
-    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "reference", "backend": "cpu", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": null, "threads_per_edge": 1, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1881889240.0, "model_flops": 14776634400.0, "model_fp64_instructions": 11400552900.0, "gb_per_s": 752.755696, "gflop_per_s": 5910.65376, "roofline_fraction": null, "time_relative_to_hd": 1.0, "resources": null, "validation": {"adiag_error": 9.5e-16, "aoff_error": null, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null},
-    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 1.25, "median": 1.3, "max": 1.4}, "zero_ms": {"min": 0.005, "median": 0.0055, "max": 0.006}, "ns_per_edge": 0.23296238553482793, "model_bytes": 906938600.0, "model_flops": 4910664000.0, "model_fp64_instructions": 3604873800.0, "gb_per_s": 697.6450769230768, "gflop_per_s": 3777.4338461538455, "roofline_fraction": 0.23254835897435897, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 2, "parallel": {"halo_ms": {"min": 0.02, "median": 0.03, "max": 0.04}, "halo_transport": "MPI", "rank_assembly_ms": {"min": 1.2, "mean": 1.25, "max": 1.3}, "ns_per_edge_per_gpu": 0.46592477106965585, "partition": {"source": "file partition", "edge_cut": 10201, "ghosts_min": 5100, "ghosts_max": 5101, "ghosts_total": 10201, "edge_imbalance": 1.0004, "node_imbalance": 1.00001, "steps": []}, "scaling": "strong", "efficiency": 0.96, "efficiency_with_halo": 0.94}}
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1813877444.0, "model_flops": 9821328000.0, "model_fp64_instructions": 7209747600.0, "gb_per_s": 725.5509776, "gflop_per_s": 3928.5312, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null, "solve": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "edge", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 4096, "warmup": 1, "reps": 3, "status": "skipped", "reason": "4096 edges per block need 8192 threads, \"at most\" 1024,\nthe kernel's limit", "assembly_ms": null, "zero_ms": null, "ns_per_edge": null, "model_bytes": 1837246840.0, "model_flops": 10100343000.0, "model_fp64_instructions": 7488762600.0, "gb_per_s": null, "gflop_per_s": null, "roofline_fraction": 0.24185032586666672, "time_relative_to_hd": null, "resources": null, "validation": null, "ranks": 1, "parallel": null, "solve": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "reference", "backend": "cpu", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": null, "threads_per_edge": 1, "threads_per_side": 1, "edges_per_block": null, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 2.4, "median": 2.5, "max": 2.6}, "zero_ms": {"min": 0.01, "median": 0.015, "max": 0.02}, "ns_per_edge": 0.4480045875669767, "model_bytes": 1881889240.0, "model_flops": 14776634400.0, "model_fp64_instructions": 11400552900.0, "gb_per_s": 752.755696, "gflop_per_s": 5910.65376, "roofline_fraction": null, "time_relative_to_hd": 1.0, "resources": null, "validation": {"adiag_error": 9.5e-16, "aoff_error": null, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 1, "parallel": null, "solve": null},
+    {"mesh": "mixed:100:rcm", "mesh_file": "/cache/mixed-100-rcm-seed1.h5", "mesh_order": "rcm", "n_nodes": 1030301, "n_edges": 5580300, "n_offdiag_blocks": 11160600, "ordering_bandwidth": 9368, "mean_edge_span": 4397.8, "mesh_digest": "0123456789abcdef", "variant": "hd", "backend": "cuda", "emulates": null, "mode": "full", "orientation": "A", "residual": false, "assembly": "node", "threads_per_edge": 2, "threads_per_side": 1, "edges_per_block": 16, "edges_per_block_requested": 0, "warmup": 1, "reps": 3, "status": "ok", "reason": "", "assembly_ms": {"min": 1.25, "median": 1.3, "max": 1.4}, "zero_ms": {"min": 0.005, "median": 0.0055, "max": 0.006}, "ns_per_edge": 0.23296238553482793, "model_bytes": 906938600.0, "model_flops": 4910664000.0, "model_fp64_instructions": 3604873800.0, "gb_per_s": 697.6450769230768, "gflop_per_s": 3777.4338461538455, "roofline_fraction": 0.23254835897435897, "time_relative_to_hd": 1.0, "resources": {"registers": 152, "local_bytes": 0, "shared_bytes": 6400, "block_threads": 32, "edges_per_block": 16, "max_block_threads": 384, "node_traversal": "file"}, "validation": {"adiag_error": 9.5e-16, "aoff_error": 5.2e-12, "residual_error": 3.1e-15, "adiag_tolerance": 1e-12, "aoff_tolerance": 1e-06, "residual_tolerance": 1e-10, "same_pattern": true, "passed": true}, "ranks": 2, "parallel": {"halo_ms": {"min": 0.02, "median": 0.03, "max": 0.04}, "halo_transport": "MPI", "rank_assembly_ms": {"min": 1.2, "mean": 1.25, "max": 1.3}, "ns_per_edge_per_gpu": 0.46592477106965585, "partition": {"source": "file partition", "edge_cut": 10201, "ghosts_min": 5100, "ghosts_max": 5101, "ghosts_total": 10201, "edge_imbalance": 1.0004, "node_imbalance": 1.00001, "steps": []}, "scaling": "strong", "efficiency": 0.96, "efficiency_with_halo": 0.94}, "solve": null}
   ]
 }
 )golden";
@@ -1050,7 +1250,8 @@ TEST(ResultModel, JsonKeepsTheDocumentedKeysInOrder) {
                                            "resources",
                                            "validation",
                                            "ranks",
-                                           "parallel"}));
+                                           "parallel",
+                                           "solve"}));
   // The model of every variant the runs use, per strategy, as the variant declares it.
   const VariantWork& hd_work = Registry::instance().find("hd")->work;
   EXPECT_EQ(document.at("model").size(), 2u) << "hd and the reference";
@@ -1099,7 +1300,10 @@ TEST(ResultModel, CsvColumnsStayTheSameAndReadTheRecordsKeys) {
       "local_bytes,shared_bytes,"
       "block_threads,ranks,halo_median_ms,rank_max_ms,rank_min_ms,halo_transport,edge_cut,scaling,efficiency,"
       "efficiency_with_halo,"
-      "adiag_error,aoff_error,residual_error,validation,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
+      "adiag_error,aoff_error,residual_error,validation,solve_cfl,solve_preconditioner,solve_sweeps,"
+      "solve_aoff_precision,solve_restart,solve_tolerance,solve_max_iterations,solved_on,solve_setup_ms,"
+      "solve_iterations,solve_ms_per_iteration,solve_product_ms,solve_ms,solve_exchange_ms,solve_reduction_ms,"
+      "solve_relative_residual,solve_converged,reason,fluxjac_version,git_revision,cxx_compiler,build_type,"
       "device,sm_count,sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,copy_gb_per_s,fp64_gflop_per_s";
   EXPECT_EQ(read_text(path).substr(0, read_text(path).find('\n')), header);
   auto value = [&](std::size_t row, const std::string& column) -> std::string {

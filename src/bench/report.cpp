@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -30,6 +32,10 @@ struct Column {
   bool many_ranks = false;          ///< in the table only when a record ran on many ranks (or in a scaling sweep)
   bool transposed = false;          ///< in the table only when a record assembled A^T
   bool residual = false;            ///< in the table only when a record assembled the residual
+  /// The solve cases' table (bench --solve): its heading there; nullptr: not in it. Solve columns have no heading
+  /// in the assembly table.
+  const char* solve_heading = nullptr;
+  bool yes_no = false;  ///< a boolean shown as yes / NO in the table
 
   Column in_table(const char* table_heading, int table_width, const char* format = "{}", double scale = 1.0) const {
     Column c = *this;
@@ -59,6 +65,28 @@ struct Column {
     c.residual = true;
     return c;
   }
+  /// Also in the solve cases' table, under `solve_table_heading` (the assembly table's heading when nullptr).
+  Column in_solves(const char* solve_table_heading = nullptr) const {
+    Column c = *this;
+    c.solve_heading = solve_table_heading ? solve_table_heading : heading;
+    return c;
+  }
+  /// In the solve cases' table only.
+  Column of_solve(const char* solve_table_heading, int table_width, const char* format = "{}") const {
+    Column c = in_table(nullptr, table_width, format);
+    c.solve_heading = solve_table_heading;
+    return c;
+  }
+  Column kept_when_not_run() const {
+    Column c = *this;
+    c.names_case = true;
+    return c;
+  }
+  Column as_yes_no() const {
+    Column c = *this;
+    c.yes_no = true;
+    return c;
+  }
   Column as_verdict() const {
     Column c = *this;
     c.verdict = true;
@@ -76,7 +104,7 @@ const std::vector<Column>& columns() {
       {"n_edges", "/n_edges"},
       {"n_offdiag_blocks", "/n_offdiag_blocks"},
       {"ordering_bandwidth", "/ordering_bandwidth"},
-      Column{"variant", "/variant"}.naming_case("variant", -10),
+      Column{"variant", "/variant"}.naming_case("variant", -10).in_solves(),
       {"backend", "/backend"},
       Column{"mode", "/mode"}.naming_case("mode", -13),
       Column{"orientation", "/orientation"}.naming_case("matrix", -6).of_transposed(),
@@ -90,7 +118,7 @@ const std::vector<Column>& columns() {
       {"reps", "/reps"},
       {"status", "/status"},
       Column{"min_ms", "/assembly_ms/min", "{:.6f}"}.in_table("min ms", 10, "{:.4f}"),
-      Column{"median_ms", "/assembly_ms/median", "{:.6f}"}.in_table("median ms", 10, "{:.4f}"),
+      Column{"median_ms", "/assembly_ms/median", "{:.6f}"}.in_table("median ms", 10, "{:.4f}").in_solves("assembly ms"),
       Column{"max_ms", "/assembly_ms/max", "{:.6f}"}.in_table("max ms", 10, "{:.4f}"),
       {"zero_median_ms", "/zero_ms/median", "{:.6f}"},
       Column{"ns_per_edge", "/ns_per_edge", "{:.6f}"}.in_table("ns/edge", 9, "{:.4f}"),
@@ -102,7 +130,7 @@ const std::vector<Column>& columns() {
       {"local_bytes", "/resources/local_bytes"},
       {"shared_bytes", "/resources/shared_bytes"},
       {"block_threads", "/resources/block_threads"},
-      Column{"ranks", "/ranks"}.in_table("ranks", 5).of_many_ranks(),
+      Column{"ranks", "/ranks"}.in_table("ranks", 5).of_many_ranks().in_solves(),
       Column{"halo_median_ms", "/parallel/halo_ms/median", "{:.6f}"}.in_table("halo ms", 9, "{:.4f}").of_many_ranks(),
       {"rank_max_ms", "/parallel/rank_assembly_ms/max", "{:.6f}"},
       {"rank_min_ms", "/parallel/rank_assembly_ms/min", "{:.6f}"},
@@ -116,7 +144,24 @@ const std::vector<Column>& columns() {
       Column{"adiag_error", "/validation/adiag_error", "{:.3e}"}.in_table("Adiag err", 10, "{:.2e}"),
       Column{"aoff_error", "/validation/aoff_error", "{:.3e}"}.in_table("Aoff err", 10, "{:.2e}"),
       Column{"residual_error", "/validation/residual_error", "{:.3e}"}.in_table("R err", 10, "{:.2e}").of_residual(),
-      Column{"validation", "/validation/passed"}.as_verdict().in_table("valid", 6),
+      Column{"validation", "/validation/passed"}.as_verdict().in_table("valid", 6).in_solves(),
+      Column{"solve_cfl", "/solve/cfl"}.of_solve("cfl", 7, "{:g}").kept_when_not_run(),
+      Column{"solve_preconditioner", "/solve/preconditioner"}.of_solve("pc", -8).kept_when_not_run(),
+      Column{"solve_sweeps", "/solve/sweeps"}.of_solve("sweeps", 6).kept_when_not_run(),
+      Column{"solve_aoff_precision", "/solve/aoff_precision"}.of_solve("aoff", -4).kept_when_not_run(),
+      {"solve_restart", "/solve/restart"},
+      {"solve_tolerance", "/solve/tolerance", "{:g}"},
+      {"solve_max_iterations", "/solve/max_iterations"},
+      {"solved_on", "/solve/solved_on"},
+      Column{"solve_setup_ms", "/solve/setup_ms", "{:.6f}"}.of_solve("setup ms", 9, "{:.3f}"),
+      Column{"solve_iterations", "/solve/iterations"}.of_solve("iterations", 10),
+      Column{"solve_ms_per_iteration", "/solve/ms_per_iteration", "{:.6f}"}.of_solve("ms/iter", 9, "{:.3f}"),
+      Column{"solve_product_ms", "/solve/product_ms", "{:.6f}"}.of_solve("product ms", 10, "{:.4f}"),
+      Column{"solve_ms", "/solve/solve_ms", "{:.6f}"}.of_solve("solve ms", 10, "{:.3f}"),
+      {"solve_exchange_ms", "/solve/exchange_ms", "{:.6f}"},
+      {"solve_reduction_ms", "/solve/reduction_ms", "{:.6f}"},
+      Column{"solve_relative_residual", "/solve/relative_residual", "{:.6e}"}.of_solve("rel. res.", 10, "{:.2e}"),
+      Column{"solve_converged", "/solve/converged"}.of_solve("converged", 9).as_yes_no(),
       {"reason", "/reason"},
       {"fluxjac_version", "/fluxjac/version"},
       {"git_revision", "/fluxjac/git_revision"},
@@ -161,10 +206,42 @@ std::string padded(const std::string& text, int width) {
   return width < 0 ? fmt::format("{:<{}}", text, -width) : fmt::format("{:>{}}", text, width);
 }
 
-std::string table_cell(const Column& column, const ordered_json& run) {
-  const std::optional<std::string> text =
-      cell(lookup(column, run, nullptr), column.verdict, column.table_number, column.table_scale);
-  return padded(text ? *text : "-", column.width);
+std::string table_cell(const Column& column, const ordered_json& run, int width) {
+  const ordered_json* value = lookup(column, run, nullptr);
+  if (column.yes_no && value && value->is_boolean()) return padded(value->get<bool>() ? "yes" : "NO", width);
+  const std::optional<std::string> text = cell(value, column.verdict, column.table_number, column.table_scale);
+  return padded(text ? *text : "-", width);
+}
+
+/// \brief One table of records: the columns `shown` says, under the heading `heading_of` gives, each as wide as its
+/// heading at least; a case that did not run keeps the columns that name it, then its status and reason.
+template <class Shown, class Heading>
+std::string table_of(const std::vector<const RunRecord*>& records, Shown shown, Heading heading_of) {
+  std::vector<std::pair<const Column*, int>> table;  // column, width (negative: left-aligned)
+  for (const Column& column : columns())
+    if (shown(column)) {
+      const int wide = std::max(std::abs(column.width), static_cast<int>(std::string(heading_of(column)).size()));
+      table.emplace_back(&column, column.width < 0 ? -wide : wide);
+    }
+  std::string out;
+  for (const auto& [column, width] : table) {
+    if (!out.empty()) out += ' ';
+    out += padded(heading_of(*column), width);
+  }
+  out += '\n';
+  for (const RunRecord* record : records) {
+    const ordered_json run = *record;
+    const bool ran = record->status == CaseStatus::kOk;
+    std::string line;
+    for (const auto& [column, width] : table) {
+      if (!ran && !column->names_case) continue;
+      if (!line.empty()) line += ' ';
+      line += table_cell(*column, run, width);
+    }
+    if (!ran) line += fmt::format(" {}: {}", run.at("status").get<std::string>(), run.at("reason").get<std::string>());
+    out += line + '\n';
+  }
+  return out;
 }
 
 /// One CSV field, quoted (RFC 4180) when it holds a separator, quote or line break.
@@ -202,32 +279,29 @@ std::string format_table(const std::vector<RunRecord>& records) {
   const bool many_ranks = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
     return r.parallel.ranks > 1 || !r.parallel.scaling.empty();
   });
-  const bool transposed = std::any_of(records.begin(), records.end(),
-                                      [](const RunRecord& r) { return r.orientation == Orientation::kTransposed; });
-  const bool residual = std::any_of(records.begin(), records.end(), [](const RunRecord& r) { return r.residual; });
-  const auto shown = [many_ranks, transposed, residual](const Column& column) {
-    return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed) &&
-           (residual || !column.residual);
-  };
+  std::vector<const RunRecord*> assemblies, solves;
+  for (const RunRecord& r : records) (r.solve ? solves : assemblies).push_back(&r);
+  const bool transposed = std::any_of(assemblies.begin(), assemblies.end(),
+                                      [](const RunRecord* r) { return r->orientation == Orientation::kTransposed; });
+  const bool residual =
+      std::any_of(assemblies.begin(), assemblies.end(), [](const RunRecord* r) { return r->residual; });
   std::string out;
-  for (const Column& column : columns()) {
-    if (!shown(column)) continue;
-    if (!out.empty()) out += ' ';
-    out += padded(column.heading, column.width);
-  }
-  out += '\n';
-  for (const RunRecord& record : records) {
-    const ordered_json run = record;
-    const bool ran = record.status == CaseStatus::kOk;
-    std::string line;
-    for (const Column& column : columns()) {
-      if (!shown(column) || (!ran && !column.names_case)) continue;
-      if (!line.empty()) line += ' ';
-      line += table_cell(column, run);
-    }
-    if (!ran) line += fmt::format(" {}: {}", run.at("status").get<std::string>(), run.at("reason").get<std::string>());
-    out += line + '\n';
-  }
+  if (!assemblies.empty())
+    out += table_of(
+        assemblies,
+        [many_ranks, transposed, residual](const Column& column) {
+          return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed) &&
+                 (residual || !column.residual);
+        },
+        [](const Column& column) { return column.heading; });
+  // The solve cases (bench --solve): their assembly in brief, then the step.
+  if (!solves.empty())
+    out += (out.empty() ? "" : "\n") + table_of(
+                                           solves,
+                                           [many_ranks](const Column& column) {
+                                             return column.solve_heading && (many_ranks || !column.many_ranks);
+                                           },
+                                           [](const Column& column) { return column.solve_heading; });
   return out;
 }
 

@@ -275,6 +275,22 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
   }
   if (r.status == "ok" && !r.median_ms)
     fail(ExitCode::kInvalidInput, "{}: status ok but no \"assembly_ms\": {{\"median\": ...}}", run.where());
+  if (const std::optional<Members> solve = run.object("solve")) {
+    ResultSolve step;
+    step.cfl = solve->number("cfl").value_or(NAN);
+    if (!(step.cfl > 0.0))
+      fail(ExitCode::kInvalidInput, "{}: \"cfl\" is missing or not positive (docs/bench-json.md)", solve->where());
+    step.preconditioner = solve->required_text("preconditioner");
+    step.aoff_precision = solve->required_text("aoff_precision");
+    step.sweeps = static_cast<int>(solve->whole_number("sweeps", 0, INT_MAX).value_or(0));
+    if (const std::optional<std::int64_t> iterations = solve->whole_number("iterations", 0, INT_MAX))
+      step.iterations = static_cast<int>(*iterations);
+    step.converged = solve->flag("converged");
+    step.solve_ms = solve->number("solve_ms");
+    if (step.solve_ms && !(*step.solve_ms >= 0.0))
+      fail(ExitCode::kInvalidInput, "{}: \"solve_ms\" is {}, expected a time >= 0", solve->where(), *step.solve_ms);
+    r.solve = step;
+  }
   if (const std::optional<Members> validation = run.object("validation")) {
     r.passed = validation->flag("passed");
     if (!r.passed) fail(ExitCode::kInvalidInput, "{}: \"validation\" without \"passed\"", run.where());
@@ -287,6 +303,29 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
 
 std::string validation_detail(const ResultRun& r) {
   return fmt::format("Adiag err {:.2e}, Aoff err {:.2e}", r.adiag_error, r.aoff_error);
+}
+
+/// The change of a solve case that ran in both files, by its solve: convergence first, then iterations (an iteration
+/// more is a regression, whatever the time), then the solve time against the time tolerance.
+void classify_solve(const ResultSolve& before, const ResultSolve& after, const CompareOptions& options, CaseChange& c) {
+  if (!before.iterations || !after.iterations) return;  // one side did not solve (its validation says why)
+  c.detail = fmt::format("iterations {} in BASE, {} in NEW", *before.iterations, *after.iterations);
+  if (before.converged == true && after.converged == false) {
+    c.change = Change::kNoLongerConverges;
+  } else if (before.converged == false && after.converged == true) {
+    c.change = Change::kConvergesNow;
+  } else if (*after.iterations > *before.iterations) {
+    c.change = Change::kMoreIterations;
+  } else if (!before.solve_ms || !after.solve_ms) {
+    c.change = *after.iterations < *before.iterations ? Change::kFewerIterations : Change::kSame;
+  } else if (*after.solve_ms > *before.solve_ms * (1.0 + options.time_tolerance)) {
+    c.change = Change::kSlower;
+  } else if (*after.iterations < *before.iterations) {
+    c.change = Change::kFewerIterations;
+  } else if (*after.solve_ms * (1.0 + options.time_tolerance) < *before.solve_ms) {
+    c.change = Change::kFaster;
+  }
+  if (c.change == Change::kSame) c.detail.clear();
 }
 
 /// Fills change, regression and detail of a case both files have.
@@ -306,36 +345,55 @@ void classify(const ResultRun& before, const ResultRun& after, const CompareOpti
   } else if (before.passed == false && after.passed == true) {
     c.change = Change::kValidationFixed;
     c.detail = validation_detail(after);
+  } else if (before.solve && after.solve) {
+    classify_solve(*before.solve, *after.solve, options, c);
   } else if (*after.median_ms > *before.median_ms * (1.0 + options.time_tolerance)) {
     c.change = Change::kSlower;
   } else if (*after.median_ms * (1.0 + options.time_tolerance) < *before.median_ms) {
     c.change = Change::kFaster;
   }
   if (after.passed == false && c.detail.empty()) c.detail = "validation still FAILS: " + validation_detail(after);
-  c.regression =
-      c.change == Change::kNoLongerRuns || c.change == Change::kValidationFailed || c.change == Change::kSlower;
+  c.regression = c.change == Change::kNoLongerRuns || c.change == Change::kValidationFailed ||
+                 c.change == Change::kSlower || c.change == Change::kNoLongerConverges ||
+                 c.change == Change::kMoreIterations;
 }
 
-/// What a case is besides its mesh: variant, mode, orientation, residual, assembly, edges per block as requested, and
-/// ranks.
-using CaseSetup = std::tuple<std::string, std::string, std::string, bool, std::string, int, int>;
+/// What a case is besides its mesh and ranks: variant, mode, orientation, residual, assembly, edges per block as
+/// requested; for a solve case (marked by the bool) the variant and the solve's CFL, preconditioner, sweeps and Aoff
+/// precision, its assembly's members left empty (a solve case's assembly is its variant's own, full, A, with R).
+using CaseSetup = std::tuple<std::string, std::string, std::string, bool, std::string, int, bool, double, std::string,
+                             int, std::string>;
 
-CaseSetup setup_of(const ResultRun& r) {
-  return {r.variant, r.mode, r.orientation, r.residual, r.assembly, r.edges_per_block_requested, r.ranks};
+CaseSetup setup_without_ranks(const ResultRun& r) {
+  if (r.solve)
+    return {r.variant,
+            "",
+            "",
+            false,
+            "",
+            0,
+            true,
+            r.solve->cfl,
+            r.solve->preconditioner,
+            r.solve->sweeps,
+            r.solve->aoff_precision};
+  return {r.variant, r.mode, r.orientation, r.residual, r.assembly, r.edges_per_block_requested, false, 0.0, "", 0, ""};
 }
+
+using CaseKey = std::pair<CaseSetup, int>;  // and the ranks
+
+CaseKey setup_of(const ResultRun& r) { return {setup_without_ranks(r), r.ranks}; }
 
 /// Whether two runs differ in their ranks only.
 bool differ_in_ranks_only(const ResultRun& a, const ResultRun& b) {
-  return a.ranks != b.ranks && a.variant == b.variant && a.mode == b.mode && a.orientation == b.orientation &&
-         a.residual == b.residual && a.assembly == b.assembly &&
-         a.edges_per_block_requested == b.edges_per_block_requested && same_mesh(a.mesh, b.mesh);
+  return a.ranks != b.ranks && setup_without_ranks(a) == setup_without_ranks(b) && same_mesh(a.mesh, b.mesh);
 }
 
 /// Whether two runs differ in their orientation only.
 bool differ_in_orientation_only(const ResultRun& a, const ResultRun& b) {
-  return a.orientation != b.orientation && a.variant == b.variant && a.mode == b.mode && a.residual == b.residual &&
-         a.assembly == b.assembly && a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks &&
-         same_mesh(a.mesh, b.mesh);
+  return a.orientation != b.orientation && !a.solve && !b.solve && a.variant == b.variant && a.mode == b.mode &&
+         a.residual == b.residual && a.assembly == b.assembly &&
+         a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks && same_mesh(a.mesh, b.mesh);
 }
 
 /// How two meshes of one name differ, the first in file `mine_in`, the other in `theirs_in`: the first figure that
@@ -403,7 +461,7 @@ std::optional<std::string> evidence_note(const ResultFile& file) {
 
 /// Refuses a file that holds one case more than once, naming the runs (the first three repeats, and how many more).
 void refuse_repeated_cases(const std::vector<ResultRun>& runs, const std::string& shown) {
-  std::map<CaseSetup, std::vector<std::size_t>> by_setup;
+  std::map<CaseKey, std::vector<std::size_t>> by_setup;
   std::vector<std::string> repeats;
   for (std::size_t j = 0; j < runs.size(); ++j) {
     std::vector<std::size_t>& earlier = by_setup[setup_of(runs[j])];
@@ -422,6 +480,9 @@ void refuse_repeated_cases(const std::vector<ResultRun>& runs, const std::string
        "key\"): compare the sweeps' files one by one, or keep one run of each case",
        shown, named);
 }
+
+/// The time the comparison shows for a run: a solve case's solve time, an assembly case's median.
+std::optional<double> case_ms(const ResultRun& r) { return r.solve ? r.solve->solve_ms : r.median_ms; }
 
 std::string with_detail(std::string detail, const std::string& more) {
   if (more.empty()) return detail;
@@ -459,6 +520,13 @@ bool same_case(const ResultRun& a, const ResultRun& b) {
 }
 
 std::string ResultRun::key() const {
+  if (solve) {
+    std::string key = fmt::format("{} {} solve cfl={:g} {}", mesh.name, variant, solve->cfl, solve->preconditioner);
+    if (solve->sweeps > 0) key += fmt::format(" sweeps={}", solve->sweeps);
+    key += " " + solve->aoff_precision;
+    if (ranks > 1) key += fmt::format(" ranks={}", ranks);
+    return key;
+  }
   std::string key = fmt::format("{} {} {}", mesh.name, variant, mode);
   if (orientation != "A") key += " " + orientation;  // an A^T case is its own case
   if (residual) key += " +R";                        // so is one that assembles the residual too
@@ -510,7 +578,7 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
   }
 
   // Each run of NEW answers at most one run of BASE (read_result_file refuses files that repeat a case).
-  std::map<CaseSetup, std::vector<std::size_t>> new_by_setup;
+  std::map<CaseKey, std::vector<std::size_t>> new_by_setup;
   for (std::size_t j = 0; j < candidate.runs.size(); ++j) new_by_setup[setup_of(candidate.runs[j])].push_back(j);
   std::vector<bool> answered(candidate.runs.size(), false);
   std::vector<std::optional<std::size_t>> match(base.runs.size());
@@ -534,14 +602,14 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
     const ResultRun& before = base.runs[i];
     CaseChange c;
     c.key = before.key();
-    c.base_ms = before.median_ms;
+    c.base_ms = case_ms(before);
     if (!match[i]) {
       c.change = Change::kMissing;
       c.regression = !options.allow_missing && before.status == "ok";
       c.detail = nearest_case(before, new_unmatched, "BASE");
     } else {
       const ResultRun& after = candidate.runs[*match[i]];
-      c.new_ms = after.median_ms;
+      c.new_ms = case_ms(after);
       classify(before, after, options, c);
       if (after.mesh.name != before.mesh.name)
         c.detail = with_detail(c.detail, fmt::format("NEW names the mesh '{}'", after.mesh.name));
@@ -552,7 +620,7 @@ ComparisonReport compare_results(const ResultFile& base, const ResultFile& candi
     CaseChange c;
     c.key = after->key();
     c.change = Change::kNew;
-    c.new_ms = after->median_ms;
+    c.new_ms = case_ms(*after);
     c.detail = nearest_case(*after, base_unmatched, "NEW");
     report.cases.push_back(c);
   }

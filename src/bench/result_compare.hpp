@@ -2,9 +2,11 @@
 //
 // Cases are matched by their case key (docs/bench-json.md, "The case key"): the mesh itself (its content digest,
 // else its counts and ordering figures, else its name), the variant, the mode, the orientation (A or A^T), the
-// assembly strategy, the edges per block as requested, and the ranks. A file that holds one case twice is refused. A
+// assembly strategy, the edges per block as requested, and the ranks; a solve case by the mesh, the variant, the ranks
+// and its solve (CFL, preconditioner, sweeps, Aoff precision). A file that holds one case twice is refused. A
 // regression is a validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or
-// missing in NEW, or a median time above BASE x (1 + time tolerance).
+// missing in NEW, or a median time above BASE x (1 + time tolerance); for a solve case, a solve that no longer
+// converges, more iterations, or a solve time above BASE x (1 + time tolerance).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,20 @@ MeshEvidence mesh_evidence(const MeshIdentity& a, const MeshIdentity& b);
 /// else equal counts and ordering figures (the mean edge span to 1e-9, relative); else equal names.
 bool same_mesh(const MeshIdentity& a, const MeshIdentity& b);
 
+/// \brief What compare reads of the solve of a solve case (docs/bench-json.md, "Solve cases").
+struct ResultSolve {
+  double cfl = 0.0;
+  std::string preconditioner, aoff_precision;
+  int sweeps = 0;                                    ///< mcgs's sweeps; 0 for block Jacobi
+  std::optional<int> iterations;                     ///< absent unless it solved
+  std::optional<bool> converged;                     ///< absent unless it solved
+  std::optional<double> solve_ms;                    ///< absent unless it solved
+  bool operator==(const ResultSolve& other) const {  ///< the same solve: its part of the case key
+    return cfl == other.cfl && preconditioner == other.preconditioner && sweeps == other.sweeps &&
+           aoff_precision == other.aoff_precision;
+  }
+};
+
 /// \brief What compare reads of one run of a result file (docs/bench-json.md).
 struct ResultRun {
   MeshIdentity mesh;
@@ -49,14 +65,15 @@ struct ResultRun {
   std::optional<double> median_ms;  ///< absent unless the case ran
   std::optional<bool> passed;       ///< absent when not validated
   double adiag_error = 0.0, aoff_error = 0.0;
+  std::optional<ResultSolve> solve;  ///< a solve case's solve; absent for an assembly case
 
-  /// \brief "mixed:100:rcm hd full A^T node epb=16 ranks=2": the case key as people read it (the mesh by its name;
-  /// the orientation only when A^T, ranks only above 1).
+  /// \brief "mixed:100:rcm hd full A^T node epb=16 ranks=2", "mixed:100:rcm hd solve cfl=100 mcgs sweeps=2 f32": the
+  /// case key as people read it (the mesh by its name; the orientation only when A^T, ranks only above 1).
   std::string key() const;
 };
 
 /// \brief Whether two runs are the same case: the same mesh (same_mesh), variant, mode, orientation, assembly, edges
-/// per block as requested, and ranks.
+/// per block as requested, and ranks; for solve cases the same mesh, variant, ranks and solve.
 bool same_case(const ResultRun& a, const ResultRun& b);
 
 /// \brief A parsed result file.
@@ -82,7 +99,11 @@ enum class Change {
   kRunsNow,
   kMissing,  ///< regression unless allowed
   kNew,
-  kNotComparable,  ///< neither side ran (both skipped or failed)
+  kNotComparable,   ///< neither side ran (both skipped or failed)
+  kMoreIterations,  ///< regression: a solve case's iterations grew
+  kFewerIterations,
+  kNoLongerConverges,  ///< regression: a solve case that converged in BASE does not in NEW
+  kConvergesNow,
 };
 /// The words of the report: regressions in capitals.
 inline constexpr NamedValue<Change> kChangeNames[] = {{Change::kSame, "same"},
@@ -94,19 +115,23 @@ inline constexpr NamedValue<Change> kChangeNames[] = {{Change::kSame, "same"},
                                                       {Change::kRunsNow, "runs now"},
                                                       {Change::kMissing, "MISSING"},
                                                       {Change::kNew, "new"},
-                                                      {Change::kNotComparable, "not run"}};
+                                                      {Change::kNotComparable, "not run"},
+                                                      {Change::kMoreIterations, "MORE ITERATIONS"},
+                                                      {Change::kFewerIterations, "fewer iterations"},
+                                                      {Change::kNoLongerConverges, "NO LONGER CONVERGES"},
+                                                      {Change::kConvergesNow, "converges now"}};
 constexpr const auto& names_of(Change) { return kChangeNames; }
 
 struct CaseChange {
   std::string key;  ///< ResultRun::key() of BASE's run (of NEW's for a new case)
   Change change = Change::kSame;
   bool regression = false;
-  std::optional<double> base_ms, new_ms;
+  std::optional<double> base_ms, new_ms;  ///< the median assembly time; a solve case's solve time
   std::string detail;  ///< validation errors, skip reason, the mesh's name in NEW, the nearest case of the other file
 };
 
 struct CompareOptions {
-  double time_tolerance = 0.1;  ///< relative: slower when new > base x (1 + tolerance)
+  double time_tolerance = 0.1;  ///< relative: slower when new > base x (1 + tolerance) (a solve case: its solve time)
   bool allow_missing = false;   ///< cases of BASE absent from NEW are not regressions
 };
 

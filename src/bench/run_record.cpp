@@ -95,6 +95,30 @@ ordered_json steps_json(const std::vector<SetupStep>& steps) {
   return list;
 }
 
+/// The solve of a solve case, null for an assembly case; its figures null until it solved.
+ordered_json solve_json(const RunRecord& r) {
+  if (!r.solve) return nullptr;
+  const SolveFigures& s = *r.solve;
+  auto if_solved = [&s](ordered_json value) { return s.solved ? std::move(value) : ordered_json(); };
+  return {{"cfl", s.options.cfl},
+          {"preconditioner", s.options.preconditioner},
+          {"sweeps", s.sweeps()},
+          {"restart", s.options.krylov.restart},
+          {"tolerance", s.options.krylov.tolerance},
+          {"max_iterations", s.options.krylov.max_iterations},
+          {"aoff_precision", to_string(s.options.aoff_precision)},
+          {"solved_on", s.on_device ? "gpu" : "cpu"},
+          {"iterations", if_solved(s.iterations)},
+          {"converged", if_solved(s.converged)},
+          {"setup_ms", if_solved(s.setup_ms)},
+          {"solve_ms", if_solved(s.solve_ms)},
+          {"ms_per_iteration", if_solved(s.ms_per_iteration())},
+          {"product_ms", if_solved(s.product_ms)},
+          {"exchange_ms", if_solved(s.exchange_ms)},
+          {"reduction_ms", if_solved(s.reduction_ms)},
+          {"relative_residual", if_solved(s.relative_residual)}};
+}
+
 /// The many-rank figures of a record, null for a single process (unless its mesh was generated in parts).
 ordered_json parallel_json(const RunRecord& r) {
   const ParallelFigures& p = r.parallel;
@@ -136,6 +160,18 @@ Spread Spread::of(const std::vector<double>& values) {
   for (const double value : values) sum += value;
   return {*std::min_element(values.begin(), values.end()), sum / static_cast<double>(values.size()),
           *std::max_element(values.begin(), values.end())};
+}
+
+void SolveFigures::take(const SolveOutcome& outcome) {
+  solved = true;
+  iterations = outcome.krylov.iterations;
+  converged = outcome.krylov.converged;
+  setup_ms = outcome.setup_ms;
+  solve_ms = outcome.solve_ms;
+  product_ms = outcome.product_ms;
+  exchange_ms = outcome.exchange_ms;
+  reduction_ms = outcome.reduction_ms;
+  relative_residual = outcome.relative_residual;
 }
 
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device) {
@@ -226,7 +262,8 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"resources", resources},
          {"validation", validation},
          {"ranks", r.parallel.ranks},
-         {"parallel", parallel_json(r)}};
+         {"parallel", parallel_json(r)},
+         {"solve", solve_json(r)}};
 }
 
 ordered_json results_document(const std::vector<RunRecord>& records, const std::optional<DeviceCeilings>& device) {

@@ -15,12 +15,14 @@
 #include "jacobian/compare.hpp"
 #include "part/local_part.hpp"
 #include "registry/registry.hpp"
+#include "solve/solve_step.hpp"
 #include "util/named_enum.hpp"
 
 namespace fluxjac {
 
-/// Version of the result JSON layout (docs/bench-json.md); bump on incompatible changes.
-inline constexpr int kResultSchemaVersion = 3;
+/// Version of the result JSON layout (docs/bench-json.md); bump on incompatible changes. Version 4: solve cases
+/// (`solve`), which a reader of version 3 would take for repeated assembly cases.
+inline constexpr int kResultSchemaVersion = 4;
 /// The `schema` member of every result file.
 inline constexpr const char* kResultSchema = "fluxjac-bench";
 
@@ -68,6 +70,25 @@ struct ParallelFigures {
   double efficiency_with_halo = 0.0;  ///< the same with each time the assembly plus the halo exchange before it
 };
 
+/// \brief The implicit step of a solve case (docs/design.md, "The solve"): the options it solved with, and its figures
+/// once it solved (SolveOutcome without its vectors).
+struct SolveFigures {
+  SolveOptions options;    ///< CFL, preconditioner, sweeps, Aoff's precision, FGMRES's restart, tolerance, iterations
+  bool on_device = false;  ///< solved on the GPU (a GPU variant's Jacobian), else on the host
+  bool solved = false;     ///< the solve ran: the case ran and its assembly passed validation
+  int iterations = 0;
+  bool converged = false;
+  double setup_ms = 0.0, solve_ms = 0.0, product_ms = 0.0;  ///< as SolveOutcome's
+  double exchange_ms = 0.0, reduction_ms = 0.0;             ///< many ranks, rank 0's (SolveOutcome)
+  double relative_residual = 0.0;                           ///< |M dQ + R| / |R|, recomputed in float64
+
+  /// \brief Takes the figures of a solve's outcome and marks the step solved.
+  void take(const SolveOutcome& outcome);
+  double ms_per_iteration() const { return iterations > 0 ? solve_ms / iterations : 0.0; }
+  /// \brief The Gauss-Seidel sweeps that count: mcgs's, 0 for block Jacobi (which has none).
+  int sweeps() const { return options.preconditioner == kMulticolorGaussSeidel ? options.sweeps : 0; }
+};
+
 /// \brief One variant run on one mesh with one mode and tuning: everything the table, CSV and JSON show.
 struct RunRecord {
   MeshSummary mesh;
@@ -97,6 +118,9 @@ struct RunRecord {
   Tolerances tolerances;   ///< what validation passed against
   Comparison comparison;
   ParallelFigures parallel;
+  /// A solve case (bench --solve): the assembly above (mode full, A, with the residual), validated, then the step
+  /// solved with it; none for an assembly case.
+  std::optional<SolveFigures> solve;
 };
 
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.

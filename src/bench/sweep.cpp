@@ -156,6 +156,34 @@ SweepPlan plan_sweep(const SweepConfig& config) {
         "validated like the GPU runs, but {} times say nothing of GPU performance",
         fmt::join(emulations, ", "), emulations.size() == 1 ? "" : "s", emulations.size() == 1 ? "" : "s",
         emulations.size() == 1 ? "its" : "their", emulations.size() == 1 ? "its" : "their"));
+  // ---- solves: the solve command's options and rules; A, validated, with its residual --------------------------
+  const std::vector<SolveOptions> solves = solve_cases(config.solves);
+  if (!solves.empty() && options.transpose)
+    fail(ExitCode::kUsage,
+         "--transpose with --solve: the solve needs A = dR/dQ, not A^T: run the solves in a sweep without "
+         "--transpose");
+  const bool any_f64 = std::any_of(solves.begin(), solves.end(),
+                                   [](const SolveOptions& s) { return s.aoff_precision == AoffPrecision::kF64; });
+  if (any_f64 && std::find(variants.begin(), variants.end(), "reference") == variants.end())
+    fail(ExitCode::kUsage, "--solve-aoff-precision f64: {}",
+         aoff_precision_refusal(variants.front(), AoffPrecision::kF64));
+  if (any_f64 && variants.size() > 1)
+    plan.notes.push_back(
+        "--solve-aoff-precision f64: only the CPU reference assembles Aoff in float64, so the f64 "
+        "solves of the other variants are skipped");
+  if (!solves.empty() && !options.validate)
+    plan.notes.push_back(
+        "--no-validate: the solve cases still validate their assembly (and its residual) against "
+        "the CPU reference before they solve, as 'fluxjac solve' does");
+  const SolveOptions solve_defaults;
+  const SolveOptions& asked = config.solves.options;
+  if (solves.empty() &&
+      (asked.sweeps != solve_defaults.sweeps || asked.krylov.restart != solve_defaults.krylov.restart ||
+       asked.krylov.tolerance != solve_defaults.krylov.tolerance ||
+       asked.krylov.max_iterations != solve_defaults.krylov.max_iterations))
+    plan.notes.push_back(
+        "--solve-sweeps, --solve-restart, --solve-tolerance and --solve-max-iterations have no effect without "
+        "--solve");
   // Said once here; each skipped case's row carries the brief reason.
   if (!no_gpu.brief.empty())
     plan.notes.push_back(
@@ -192,6 +220,23 @@ SweepPlan plan_sweep(const SweepConfig& config) {
             if (gpu) sweep_case.skip_reason = no_gpu.brief;
             plan.cases.push_back(std::move(sweep_case));
           }
+      // The variant's solve cases: its own assembly strategy (auto), validated, with the residual.
+      for (const SolveOptions& solve : solves) {
+        SweepCase sweep_case;
+        sweep_case.mesh = m;
+        sweep_case.variant = variant;
+        sweep_case.timing.warmup = options.warmup;
+        sweep_case.timing.reps = options.reps;
+        sweep_case.assembly.mode = AssemblyMode::kFull;
+        sweep_case.assembly.strategy = resolve_strategy(AssemblyStrategy::kAuto, variant_info(variant));
+        sweep_case.assembly.orientation = Orientation::kA;
+        sweep_case.assembly.residual = true;
+        sweep_case.named = is_named;
+        sweep_case.solve = solve;
+        const std::string refusal = aoff_precision_refusal(variant, solve.aoff_precision);
+        sweep_case.skip_reason = gpu && !no_gpu.brief.empty() ? no_gpu.brief : refusal.empty() ? "" : "f64: " + refusal;
+        plan.cases.push_back(std::move(sweep_case));
+      }
     }
   return plan;
 }
@@ -208,6 +253,17 @@ void check_some_case_runs(const SweepPlan& plan) {
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
   std::string label = fmt::format("{} {} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant,
                                   to_string(sweep_case.assembly.mode));
+  if (sweep_case.solve) {
+    // A solve case: its solve's key; its assembly is always full, A and with the residual.
+    const SolveOptions& solve = *sweep_case.solve;
+    label = fmt::format("{} {} solve cfl={:g} {}", plan.meshes[sweep_case.mesh].name, sweep_case.variant, solve.cfl,
+                        solve.preconditioner);
+    if (solve.preconditioner == kMulticolorGaussSeidel) label += fmt::format(" sweeps={}", solve.sweeps);
+    label += fmt::format(" {}", to_string(solve.aoff_precision));
+    if (variant_info(sweep_case.variant).backend == Backend::kCuda)
+      label += fmt::format(" {}", to_string(sweep_case.assembly.strategy));
+    return label;
+  }
   if (sweep_case.assembly.orientation == Orientation::kTransposed) label += " A^T";
   if (sweep_case.assembly.residual) label += " +R";
   if (!variant_info(sweep_case.variant).emulates.empty())
@@ -253,6 +309,18 @@ void set_scaling_efficiency(std::vector<RunRecord>& records, std::size_t cases_p
 
 namespace {
 
+/// The step of a solve case, with the Jacobian its assembly made: solved when the assembly passed validation (as
+/// `fluxjac solve` refuses to solve otherwise), else left unsolved with the reason in the record.
+SolveFigures solve_case(const PreparedMesh& mesh, RunRecord& record, Jacobian& jacobian, const SolveOptions& options) {
+  SolveFigures figures{options, record.variant.backend == Backend::kCuda};
+  if (!record.validated || !record.comparison.passed) {
+    record.reason = "the assembled Jacobian fails validation against the CPU reference: nothing solved";
+    return figures;
+  }
+  figures.take(solve_assembled(mesh, record.variant, jacobian, options));
+  return figures;
+}
+
 /// The sweep's cases on comm's ranks, each case in a guard of its own (Communicator::agree): a failure inside a case
 /// is recorded on every rank and the sweep goes on; any other ends the sweep.
 SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const SweepObserver& observer,
@@ -292,7 +360,11 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
       const bool any_full = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
         return c.mesh == sweep_case.mesh && c.assembly.mode == AssemblyMode::kFull && runs(c);
       });
-      if (config.cases.validate && any_full) {
+      // A solve case validates its assembly whatever --no-validate says.
+      const bool any_solve = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
+        return c.mesh == sweep_case.mesh && c.solve && runs(c);
+      });
+      if ((config.cases.validate && any_full) || any_solve) {
         if (config.reference.empty()) {
           reference = compute_reference(*mesh, orientation, observer.note);
         } else {
@@ -303,7 +375,8 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
       variant_name.clear();
     }
     if (observer.case_started) observer.case_started(i, case_label(plan, sweep_case));
-    CaseRequest request{sweep_case.variant, sweep_case.assembly, sweep_case.timing, reference ? &*reference : nullptr,
+    const bool validates = reference && (config.cases.validate || sweep_case.solve);
+    CaseRequest request{sweep_case.variant, sweep_case.assembly, sweep_case.timing, validates ? &*reference : nullptr,
                         config.cases.tolerances};
     request.timing.progress = observer.repetition_done;
     RunRecord record;
@@ -316,14 +389,18 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
         variant_name = sweep_case.variant;
         setup_failure = run_in_case(comm, [&] { variant = setup_variant(variant_name, *mesh); });
       }
-      const bool keep = observer.assembled && sweep_case.assembly.mode == AssemblyMode::kFull;
+      const bool keep = observer.assembled && sweep_case.assembly.mode == AssemblyMode::kFull && !sweep_case.solve;
       Jacobian assembled;
       const std::optional<CaseFailure> failure = setup_failure ? setup_failure : run_in_case(comm, [&] {
-        record = run_case(*variant, *mesh, request, result.device, keep ? &assembled : nullptr);
+        record = run_case(*variant, *mesh, request, result.device, keep || sweep_case.solve ? &assembled : nullptr);
+        if (sweep_case.solve) record.solve = solve_case(*mesh, record, assembled, *sweep_case.solve);
       });
       if (failure) record = unrun_record(*mesh, request, *failure);
       if (keep && record.status == CaseStatus::kOk) observer.assembled(sweep_case, *mesh, assembled);
     }
+    // A solve case that did not run still names its solve, for the table and compare's key.
+    if (sweep_case.solve && !record.solve)
+      record.solve = SolveFigures{*sweep_case.solve, variant_info(sweep_case.variant).backend == Backend::kCuda};
     if (observer.case_finished) observer.case_finished(record);
     result.records.push_back(std::move(record));
     relate_to_hd(result.records);

@@ -1,4 +1,5 @@
-// fluxjac — benchmark sweeps: variants x meshes x assembly strategies x edges per block x modes.
+// fluxjac — benchmark sweeps: variants x meshes x assembly strategies x edges per block x modes, and solve cases
+// (variants x meshes x CFL numbers x preconditioners x Aoff precisions).
 //
 // `fluxjac bench` and `fluxjac run` (a sweep of one mesh) plan the cases up front (plan_sweep checks every
 // option, name, spec and file before anything runs), then run them mesh by mesh: each mesh is generated or read once,
@@ -17,6 +18,7 @@
 #include "bench/mesh_source.hpp"
 #include "bench/report.hpp"
 #include "bench/run_case.hpp"
+#include "bench/solve_case.hpp"
 #include "jacobian/compare.hpp"
 #include "ranks/communicator.hpp"
 #include "registry/registry.hpp"
@@ -31,6 +33,7 @@ struct SweepConfig {
   std::string state;                ///< state file of a one-mesh sweep; empty: each mesh file's own state
   std::string reference;            ///< stored Jacobian (.h5) to validate a one-mesh sweep against; empty: CPU
   std::string cache_dir;            ///< where generator specs are cached (default_mesh_cache() when empty)
+  SolveSweep solves;                ///< solve cases besides the assembly cases (bench --solve); none by default
   /// Whether the variants named explicitly must run (run) or may be skipped (bench). When true, a named variant
   /// that cannot run on this machine (no GPU) is refused up front, before any work, and the command's exit code
   /// says when one of their cases was skipped; when false, such cases are recorded as skipped with the reason.
@@ -46,10 +49,14 @@ struct SweepCase {
   TimingOptions timing;      ///< warm-up and repetitions (progress: SweepObserver::repetition_done)
   bool named = false;        ///< the variant was asked for by name, not brought in by "all"
   std::string skip_reason;   ///< why the case cannot run here, briefly ("no CUDA device"; skipped); empty: it runs
+  /// A solve case: the assembly (mode full, A, with the residual) validated, then the step solved with it
+  /// (solve_assembled); none for an assembly case.
+  std::optional<SolveOptions> solve;
 };
 
-/// \brief The resolved meshes and every case in run order (mesh, variant, assembly, edges per block, mode).
-/// CPU variants have no assembly strategy or edges per block, so they get one case per mode.
+/// \brief The resolved meshes and every case in run order (mesh, variant, assembly, edges per block, mode; then the
+/// variant's solve cases on the mesh, each assembling with the variant's own strategy). CPU variants have no assembly
+/// strategy or edges per block, so they get one case per mode.
 struct SweepPlan {
   std::vector<MeshSource> meshes;
   std::vector<SweepCase> cases;
@@ -65,7 +72,8 @@ SweepPlan plan_sweep(const SweepConfig& config);
 /// `bench` call it after plan_sweep (`bench --dry-run` does not: it lists the skipped cases).
 void check_some_case_runs(const SweepPlan& plan);
 
-/// \brief "mixed:100:rcm hd full node epb=16": how progress lines name a case.
+/// \brief "mixed:100:rcm hd full node epb=16", "mixed:100:rcm hd solve cfl=100 mcgs sweeps=2 f32 node": how progress
+/// lines name a case.
 std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case);
 
 /// \brief Hooks through which a sweep reports; any may be empty.

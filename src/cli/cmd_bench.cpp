@@ -1,5 +1,6 @@
-// fluxjac bench: a sweep of variants x meshes x assembly x edges per block x modes, from flags or a TOML
-// config (configs/bench-*.toml), with progress on stderr, tables on stdout and one CSV/JSON row per case.
+// fluxjac bench: a sweep of variants x meshes x assembly x edges per block x modes, and with --solve the implicit
+// step's solves (CFL x preconditioner x Aoff precision), from flags or a TOML config (configs/bench-*.toml), with
+// progress on stderr, tables on stdout and one CSV/JSON row per case.
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -124,13 +125,18 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
        "files or generator specs kind:n:order[:seed] (e.g. mixed:100:rcm), generated once into a cache "
        "folder. Every case is timed and validated (mode full) against the CPU reference, computed once per "
        "mesh; a case that cannot run (e.g. a GPU variant on a machine without a GPU) is recorded as skipped with "
-       "its reason. Progress goes to stderr, tables to stdout, one row per case to CSV/JSON (layout: "
-       "docs/bench-json.md). Exit code 1 when a validation fails, 3 when no case can run here (e.g. only GPU "
-       "variants and no CUDA device), 4 when a case fails with a run-time error.",
+       "its reason. With --solve (or any --solve-* list) each variant also runs solve cases on each mesh, one per "
+       "CFL x preconditioner x Aoff precision: the assembly with the residual, validated, then one implicit "
+       "pseudo-time step solved with it as 'fluxjac solve' does (on the GPU for a GPU variant). Progress goes to "
+       "stderr, tables to stdout, one row per case to CSV/JSON (layout: docs/bench-json.md). Exit code 1 when a "
+       "validation fails or a solve does not converge, 3 when no case can run here (e.g. only GPU variants and no "
+       "CUDA device), 4 when a case fails with a run-time error.",
        "Examples:\n"
        "  fluxjac bench --mesh mixed:40:rcm,tet:30:random --mode full,compute-only --json r.json\n"
        "  fluxjac bench --config configs/paper.toml --json paper.json\n"
        "  fluxjac bench --config configs/paper.toml --dry-run\n"
+       "  fluxjac bench --mesh mixed:40:rcm --variant hd --solve-cfl 10,100,1000 --solve-preconditioner "
+       "pbjacobi,mcgs\n"
        "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs"},
       action, [options](const CLI::App& command) {  // its --config file is applied already (cli/command_intent.hpp)
         std::vector<InputPath> inputs{{"--config", config_file_path(command)}};
@@ -164,6 +170,41 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
                    "generator spec grown to about P times its edges; efficiency = ns per edge per GPU at 1 over that "
                    "at P); none reports the runs only")
       ->check(CLI::IsMember({"none", "strong", "weak"}))
+      ->capture_default_str();
+  // The solve cases: `fluxjac solve`'s options, named --solve-NAME, the CFL, preconditioner and precision as lists.
+  SolveSweep& solves = sweep.solves;
+  bench_app->add_flag("--solve", solves.enabled,
+                      "add solve cases: per variant and mesh, the assembly with its residual, validated, then one "
+                      "implicit pseudo-time step (V/dt + A) dQ = -R solved with FGMRES where the variant assembled, "
+                      "as 'fluxjac solve' does; one case per --solve-cfl x --solve-preconditioner x "
+                      "--solve-aoff-precision (any of them given adds the solves too)");
+  bench_app
+      ->add_option(
+          "--solve-cfl", solves.cfls,
+          fmt::format("CFL numbers of the solve cases' local time step (positive; default {:g})", solves.options.cfl))
+      ->delimiter(',');
+  bench_app
+      ->add_option("--solve-preconditioner", solves.preconditioners,
+                   fmt::format("preconditioners of the solve cases: {} (block Jacobi), {} (multicolor block "
+                               "Gauss-Seidel, --solve-sweeps sweeps); default {}",
+                               kBlockJacobi, kMulticolorGaussSeidel, solves.options.preconditioner))
+      ->delimiter(',');
+  bench_app
+      ->add_option("--solve-aoff-precision", solves.aoff_precisions,
+                   "the precisions Aoff enters M in: f32 as assembled (default), bf16 rounded to bfloat16, f64 the "
+                   "CPU reference's values before rounding (variant reference only; the other variants' f64 cases "
+                   "are skipped)")
+      ->delimiter(',');
+  bench_app
+      ->add_option("--solve-sweeps", solves.options.sweeps, "Gauss-Seidel sweeps per application of mcgs (1 to 100)")
+      ->capture_default_str();
+  bench_app->add_option("--solve-restart", solves.options.krylov.restart, "FGMRES restart length m (1 or more)")
+      ->capture_default_str();
+  bench_app
+      ->add_option("--solve-tolerance", solves.options.krylov.tolerance,
+                   "relative residual each solve must reach, in (0, 1)")
+      ->capture_default_str();
+  bench_app->add_option("--solve-max-iterations", solves.options.krylov.max_iterations, "FGMRES iterations at most")
       ->capture_default_str();
   bench_app->add_flag("--dry-run", options->dry_run, "list the meshes and cases, run nothing");
   bench_app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");

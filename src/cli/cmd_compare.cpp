@@ -44,15 +44,19 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
        "Compare two result files of 'fluxjac bench --json' (or 'run --json') case by case. A case is its mesh, "
        "variant, mode, assembly, edges per block as requested, and ranks; the mesh is matched by its content "
        "(mesh_digest), or in files without digests by its counts and ordering figures, so a generator spec and its "
-       "file are one mesh. A file that holds one case twice is refused (exit code 2). Reports validation changes, "
-       "cases that no longer run or are missing, and slowdowns of the median time beyond the tolerance; exit code 1 "
-       "on any of them. The case key and the verdicts: docs/bench-json.md."},
+       "file are one mesh. A solve case (bench --solve) is its mesh, variant, ranks, CFL, preconditioner, sweeps and "
+       "Aoff precision. A file that holds one case twice is refused (exit code 2). Reports validation changes, "
+       "cases that no longer run or are missing, slowdowns of the median time (a solve case: of its solve time) "
+       "beyond the tolerance, and solves that take more iterations or no longer converge; exit code 1 on any of "
+       "them. The case key and the verdicts: docs/bench-json.md."},
       action, [options](const CLI::App&) { return compare(*options); });
   compare_app->add_option("BASE", options->base, "result file to compare against (.json)")->required();
   compare_app->add_option("NEW", options->candidate, "result file to check (.json)")->required();
   compare_app
-      ->add_option("--time-tolerance", options->compare.time_tolerance,
-                   "relative slowdown allowed: NEW median > BASE median x (1 + this) is a regression")
+      ->add_option(
+          "--time-tolerance", options->compare.time_tolerance,
+          "relative slowdown allowed: NEW median > BASE median x (1 + this) is a regression (a solve case: its "
+          "solve time)")
       ->capture_default_str();
   compare_app->add_flag("--allow-missing", options->compare.allow_missing,
                         "cases of BASE that NEW lacks are not regressions (NEW ran a smaller sweep)");

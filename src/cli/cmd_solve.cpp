@@ -11,12 +11,12 @@
 #include "bench/device_probe.hpp"
 #include "bench/mesh_source.hpp"
 #include "bench/run_case.hpp"
+#include "bench/solve_case.hpp"
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "ranks/communicator.hpp"
 #include "reference/reference.hpp"
 #include "registry/registry.hpp"
-#include "solve/device_solve.hpp"
 #include "solve/solve_step.hpp"
 #include "util/atomic_output.hpp"
 #include "util/error.hpp"
@@ -133,11 +133,8 @@ int solve(const SolveCommandOptions& options) {
     if (variant == "reference")
       say(note, fmt::format("no GPU ({}): the CPU reference assembles", gpu_unavailable().brief));
   }
-  if (options.solve.aoff_precision == AoffPrecision::kF64 && variant != "reference")
-    fail(ExitCode::kUsage,
-         "--aoff-precision f64: only the CPU reference assembles Aoff in float64, and variant {} does not: give "
-         "--variant reference (or f32, bf16)",
-         variant);
+  const std::string refusal = aoff_precision_refusal(variant, options.solve.aoff_precision);
+  if (!refusal.empty()) fail(ExitCode::kUsage, "--aoff-precision f64: {}", refusal);
   // --cusparse: cuSPARSE's product is timed beside the GPU solve's.
   const VariantInfo* info = Registry::instance().find(variant);
   if (options.solve.cusparse && info && info->backend != Backend::kCuda) {
@@ -171,23 +168,14 @@ int solve(const SolveCommandOptions& options) {
          variant, assembly.comparison.adiag_error, assembly.comparison.aoff_error, assembly.comparison.residual_error);
   say(note, fmt::format("assembled with {} in {:.4f} ms (median of {}), residual error {:.1e}", variant,
                         assembly.assembly_ms.median, options.reps, assembly.comparison.residual_error));
-  // Aoff's precision for the solve: float64 from the reference's own values, bfloat16 rounded from them.
-  if (options.solve.aoff_precision == AoffPrecision::kF64 && variant == "reference")
-    assemble_reference(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, true, true);
-  apply_aoff_precision(jacobian, options.solve.aoff_precision);
-
-  // Where the variant assembled: a GPU variant's Jacobian is solved on the GPU, the reference's on the host.
-  // Many ranks: each solves for its owned rows (docs/design.md, "The solve", "Many ranks").
-  const bool on_device = assembly.variant.backend == Backend::kCuda;
-  const SolveRanks ranks{&comm, &mesh.layout};
+  // Aoff in the precision asked, then the solve where the variant assembled (a GPU variant's on the GPU). Many
+  // ranks: each solves for its owned rows (docs/design.md, "The solve", "Many ranks").
   if (comm.distributed() && options.solve.preconditioner == kMulticolorGaussSeidel)
     say(note, fmt::format("mcgs on {} ranks: each rank sweeps its own nodes (the ranks meet as in block Jacobi), so "
                           "the iterations depend on the rank count",
                           comm.size()));
-  const SolveOutcome outcome =
-      on_device
-          ? solve_step_on_device(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks)
-          : solve_step(mesh.mesh, mesh.state, mesh.pattern, jacobian, Orientation::kA, options.solve, ranks);
+  const SolveOutcome outcome = solve_assembled(mesh, assembly.variant, jacobian, options.solve);
+  const SolveRanks ranks{&comm, &mesh.layout};
   if (comm.distributed())
     say(note,
         fmt::format("rank 0 of {}: of the solve's {:.1f} ms, {:.1f} ms in the products' halo exchanges and {:.1f} "

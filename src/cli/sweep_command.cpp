@@ -32,7 +32,12 @@ std::string outcome_text(const RunRecord& r) {
   if (r.status != CaseStatus::kOk) return fmt::format("{}: {}", to_string(r.status), r.reason);
   const std::string validation =
       r.validated ? (r.comparison.passed ? "PASS" : "validation FAILED") : std::string("not validated");
-  return fmt::format("{:.4f} ms median, {:.3f} ns/edge, {}", r.assembly_ms.median, r.ns_per_edge, validation);
+  const std::string assembly =
+      fmt::format("{:.4f} ms median, {:.3f} ns/edge, {}", r.assembly_ms.median, r.ns_per_edge, validation);
+  if (!r.solve || !r.solve->solved) return assembly;
+  const SolveFigures& solve = *r.solve;
+  return fmt::format("{}; solve {} iterations, {:.3f} ms, relative residual {:.1e}, {}", assembly, solve.iterations,
+                     solve.solve_ms, solve.relative_residual, solve.converged ? "converged" : "NOT converged");
 }
 
 /// What the progress lines of one case need to remember between hooks.
@@ -215,6 +220,8 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
   const auto failed = count([](const RunRecord& r) { return r.status == CaseStatus::kFailed; });
   const auto validated = count([](const RunRecord& r) { return r.validated; });
   const auto invalid = count([](const RunRecord& r) { return r.validated && !r.comparison.passed; });
+  const auto solved = count([](const RunRecord& r) { return r.solve && r.solve->solved; });
+  const auto unconverged = count([](const RunRecord& r) { return r.solve && r.solve->solved && !r.solve->converged; });
   const auto ran = static_cast<std::ptrdiff_t>(records.size()) - skipped - failed;
   // Why cases were skipped, said once (in the summary, or in the error when none ran): their reason where they
   // share one ("no CUDA device"), else the table's.
@@ -237,15 +244,25 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
       std::any_of(records.begin(), records.end(), [](const RunRecord& r) { return !r.variant.emulates.empty(); }))
     fmt::print(out, "NAME{}: the CPU emulation of GPU variant NAME; its times are not GPU performance\n",
                kEmulationSuffix);
+  const std::string solves =
+      solved == 0 ? "" : fmt::format("; solves: {} converged, {} did not", solved - unconverged, unconverged);
   if (speak)
-    fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed{}\n", records.size(),
-               records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid, skipped_note);
+    fmt::print(out, "\n{} case{}: {} ran, {} skipped, {} failed; validation: {} passed, {} failed{}{}\n",
+               records.size(), records.size() == 1 ? "" : "s", ran, skipped, failed, validated - invalid, invalid,
+               solves, skipped_note);
   for (const RunRecord& r : records)
     if (speak && r.validated && !r.comparison.pattern_message.empty())
       fmt::print(stderr, "fluxjac: {} on {}: {}\n", r.variant.name, r.mesh.name, r.comparison.pattern_message);
 
   if (invalid > 0) {
     if (speak) std::fprintf(stderr, "fluxjac: validation FAILED in at least one case\n");
+    return static_cast<int>(ExitCode::kValidationFailed);
+  }
+  // As `fluxjac solve` does: a solve that does not reach its tolerance is exit code 1.
+  if (unconverged > 0) {
+    if (speak)
+      std::fprintf(stderr, "fluxjac: %d solve%s did not reach the tolerance (the table's converged column)\n",
+                   static_cast<int>(unconverged), unconverged == 1 ? "" : "s");
     return static_cast<int>(ExitCode::kValidationFailed);
   }
   if (failed > 0) {
