@@ -135,8 +135,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
        "  fluxjac bench --mesh mixed:40:rcm,tet:30:random --mode full,compute-only --json r.json\n"
        "  fluxjac bench --config configs/paper.toml --json paper.json\n"
        "  fluxjac bench --config configs/paper.toml --dry-run\n"
-       "  fluxjac bench --mesh mixed:40:rcm --variant hd --solve-cfl 10,100,1000 --solve-preconditioner "
-       "pbjacobi,mcgs\n"
+       "  fluxjac bench --mesh mixed:40:rcm --variant hd --solve-cfl 10,100 --solve-preconditioner mcgs\n"
        "  mpirun -np 4 fluxjac bench --config configs/weak-scaling.toml --json weak.json    # 1, 2, 4 GPUs"},
       action, [options](const CLI::App& command) {  // its --config file is applied already (cli/command_intent.hpp)
         std::vector<InputPath> inputs{{"--config", config_file_path(command)}};
