@@ -21,23 +21,35 @@
 namespace fluxjac {
 namespace {
 
+/// Why the many-rank GPU tests of `variant` cannot run here: no CUDA variants in this build, no device, no MPI, no
+/// METIS; "" when they can.
+std::string many_rank_gpu_unavailable(const std::string& variant) {
+  if (!test::variant_info(variant).available)
+    return "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
+  if (!gpu_available()) return "GPU test skipped: no CUDA device";
+  if (const std::string no_mpi = test::mpi_unavailable_reason(); !no_mpi.empty()) return "GPU test " + no_mpi;
+  if (!metis_available()) return "GPU test skipped: this build has no METIS to partition the mesh";
+  return {};
+}
+
+/// A generated mesh with its state, written as dir/mesh.h5; its path.
+std::string write_mesh(const test::TempDir& dir, const std::string& kind, int n, const std::string& order) {
+  const GeneratedMesh generated = test::generate_mesh(kind, n, order);
+  const std::string mesh = dir.file("mesh.h5");
+  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  return mesh;
+}
+
 class GpuManyRanks : public ::testing::TestWithParam<test::VariantStrategy> {
  protected:
   void SetUp() override {
-    if (!test::variant_info(GetParam().variant).available)
-      GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
-    if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
-    const std::string no_mpi = test::mpi_unavailable_reason();
-    if (!no_mpi.empty()) GTEST_SKIP() << "GPU test " << no_mpi;
-    if (!metis_available()) GTEST_SKIP() << "GPU test skipped: this build has no METIS to partition the mesh";
+    if (const std::string why = many_rank_gpu_unavailable(GetParam().variant); !why.empty()) GTEST_SKIP() << why;
   }
 };
 
 TEST_P(GpuManyRanks, TwoRanksWriteTheJacobianOfOneProcess) {
   const test::TempDir dir;
-  const GeneratedMesh generated = test::generate_mesh("mixed", 6, "random");
-  const std::string mesh = dir.file("mesh.h5"), one = dir.file("one.h5"), two = dir.file("two.h5");
-  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  const std::string mesh = write_mesh(dir, "mixed", 6, "random"), one = dir.file("one.h5"), two = dir.file("two.h5");
   const std::string args = fmt::format("run --mesh '{}' --variant {} --assembly {} --reps 2 --threads 1 -q", mesh,
                                        GetParam().variant, to_string(GetParam().strategy));
   const test::CommandResult serial = test::run_fluxjac(args + fmt::format(" -o '{}'", one));
@@ -59,16 +71,9 @@ TEST_P(GpuManyRanks, TwoRanksWriteTheJacobianOfOneProcess) {
 }
 
 TEST(GpuManyRanksOutput, SeveralVariantsWriteOneFileEachUnderTheirNames) {
-  if (!test::variant_info("hd").available)
-    GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
-  if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
-  const std::string no_mpi = test::mpi_unavailable_reason();
-  if (!no_mpi.empty()) GTEST_SKIP() << "GPU test " << no_mpi;
-  if (!metis_available()) GTEST_SKIP() << "GPU test skipped: this build has no METIS to partition the mesh";
+  if (const std::string why = many_rank_gpu_unavailable("hd"); !why.empty()) GTEST_SKIP() << why;
   const test::TempDir dir;
-  const GeneratedMesh generated = test::generate_mesh("tet", 4, "rcm");
-  const std::string mesh = dir.file("mesh.h5");
-  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  const std::string mesh = write_mesh(dir, "tet", 4, "rcm");
   const test::CommandResult result = test::run_fluxjac_mpi(
       2, fmt::format("run --mesh '{}' --variant hd,dn_2 --assembly node --reps 1 -q -o '{}'", mesh, dir.file("J.h5")));
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -80,16 +85,9 @@ TEST(GpuManyRanksOutput, SeveralVariantsWriteOneFileEachUnderTheirNames) {
 /// `mpirun -np 2 fluxjac solve` with hd (docs/design.md, "The solve", "Many ranks"): each GPU solves for its owned
 /// rows; block Jacobi takes one GPU's iterations and gives its dQ to 1e-10, in one file whose Jacobian is one GPU's.
 TEST(GpuManyRanksSolve, TwoRanksTakeOneGpusIterationsAndGiveItsStep) {
-  if (!test::variant_info("hd").available)
-    GTEST_SKIP() << "GPU test skipped: this build has no CUDA variants (FLUXJAC_CUDA=OFF or no nvcc)";
-  if (!gpu_available()) GTEST_SKIP() << "GPU test skipped: no CUDA device";
-  const std::string no_mpi = test::mpi_unavailable_reason();
-  if (!no_mpi.empty()) GTEST_SKIP() << "GPU test " << no_mpi;
-  if (!metis_available()) GTEST_SKIP() << "GPU test skipped: this build has no METIS to partition the mesh";
+  if (const std::string why = many_rank_gpu_unavailable("hd"); !why.empty()) GTEST_SKIP() << why;
   const test::TempDir dir;
-  const GeneratedMesh generated = test::generate_mesh("mixed", 10, "random");
-  const std::string mesh = dir.file("mesh.h5");
-  write_edge_mesh(mesh, generated.mesh, &generated.state);
+  const std::string mesh = write_mesh(dir, "mixed", 10, "random");
   for (const char* preconditioner : {"pbjacobi", "mcgs"}) {
     SCOPED_TRACE(preconditioner);
     const std::string args = fmt::format(

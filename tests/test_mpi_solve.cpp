@@ -37,12 +37,14 @@ std::string make_mesh(const TempDir& dir, const std::string& generator_options) 
   return "'" + path + "'";
 }
 
+/// The solve of these tests (the CPU reference, CFL 50, to 1e-10) writing output, and json unless empty; quiet (-q)
+/// unless its progress lines are wanted.
 std::string solve_args(const std::string& mesh, const std::string& preconditioner, const std::string& output,
-                       const std::string& json) {
+                       const std::string& json, bool quiet = true) {
   return fmt::format(
-      "solve --mesh {} --variant reference --cfl 50 --preconditioner {} --tolerance 1e-10 --warmup 0 "
-      "--reps 1 -q -o '{}' --json '{}'",
-      mesh, preconditioner, output, json);
+      "solve --mesh {} --variant reference --cfl 50 --preconditioner {} --tolerance 1e-10 --warmup 0 --reps 1 -o "
+      "'{}'{}{}",
+      mesh, preconditioner, output, json.empty() ? "" : fmt::format(" --json '{}'", json), quiet ? " -q" : "");
 }
 
 nlohmann::json read_json(const std::string& path) {
@@ -92,11 +94,7 @@ TEST(MpiSolve, GaussSeidelSweepsEachRanksNodesConvergesAndSaysSo) {
   const CommandResult one = test::run_fluxjac(solve_args(mesh, "mcgs", dir.file("one.h5"), dir.file("one.json")));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   const SolveFile expected = read_solve_file(dir.file("one.h5"));
-  const std::string args = fmt::format(
-      "solve --mesh {} --variant reference --cfl 50 --preconditioner mcgs --tolerance 1e-10 "
-      "--warmup 0 --reps 1 -o '{}'",
-      mesh, dir.file("p2.h5"));
-  const CommandResult many = test::run_fluxjac_mpi(2, args);
+  const CommandResult many = test::run_fluxjac_mpi(2, solve_args(mesh, "mcgs", dir.file("p2.h5"), "", false));
   ASSERT_EQ(many.exit_code, 0) << many.output;
   EXPECT_NE(many.output.find("mcgs on 2 ranks: each rank sweeps its own nodes"), std::string::npos) << many.output;
   const SolveFile got = read_solve_file(dir.file("p2.h5"));
