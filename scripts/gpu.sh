@@ -13,7 +13,9 @@
 #   once and kept), CMAKE_CUDA_ARCHITECTURES (90), METIS_ROOT and PTSCOTCH_ROOT (partitioners outside the system:
 #   scripts/fetch-partitioners.sh unpacks them into .device/, used when there). Relative paths in the environment
 #   start at the repository root, those in arguments at the calling folder. A subcommand that needs a GPU (check,
-#   mpi, ab, profile, fp64, solve) stops first, exit code 2, where nvidia-smi lists none, or where its binary has no CUDA.
+#   mpi, ab, profile, fp64, solve) stops first, exit code 2, where nvidia-smi lists none, or where its binary has no
+#   CUDA. A subcommand that runs the test suite runs ctest -j$(nproc) with GPU_TEST_SLOTS (4) GPU tests per GPU at
+#   once; a cli test counts 4 processors (tests/CMakeLists.txt).
 #
 # check [MESH.h5] — everything a GPU machine should check, in one run: build (preset cuda: CUDA for sm_90), run the
 #   whole test suite (GPU tests included), run compute-sanitizer on a small mesh, take the paper-size mesh (mixed,
