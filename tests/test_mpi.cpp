@@ -875,6 +875,29 @@ TEST(MpiFailure, AFailureInsideOneRanksTimedLoopFailsTheCaseOnEveryRankWithoutAH
   EXPECT_EQ(count_lines(one.output, "fluxjac: at least one case failed with a run-time error"), 1u) << one.output;
 }
 
+TEST(MpiFailure, ARankOutOfMemoryInAnAllToAllEndsTheJobAtOnceWithOneLinePerRank) {
+  SKIP_WITHOUT_MPI();
+  SKIP_WITHOUT_METIS();  // the mesh is not partitioned: the ranks partition it, sending each other its graph
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm");
+  // Rank 1 fails as an allocation fails under ulimit -v, between the sizes and the lists of an all-to-all
+  // (FLUXJAC_TEST_ALL_TO_ALL_FAILURE, src/ranks/communicator.cpp): of the graph, of the nodes' redistribution, of the
+  // halo check. Rank 0 has the sizes by then and goes on to the lists: it used to wait in MPI_Waitall for rank 1's,
+  // and rank 1 for rank 0 at its guard, until mpirun was killed.
+  const std::string args = fmt::format(
+      "run --mesh '{}' --variant reference --warmup 0 --reps 1 --threads 1 -q --json '{}'", path, dir.file("r.json"));
+  for (const int call : {1, 4, 6}) {
+    SCOPED_TRACE(fmt::format("rank 1 fails in its all-to-all {}", call));
+    const JobResult job =
+        run_programs({{args}, {args, "", fmt::format("export FLUXJAC_TEST_ALL_TO_ALL_FAILURE=1:{}", call)}});
+    expect_refused(job, 4, "out of memory: an allocation failed", dir);
+    EXPECT_EQ(count_lines(job.result.output, "(on rank 1)"), 1u) << job.result.output;
+    EXPECT_LT(job.seconds, 10.0) << "the job ended only after " << job.seconds << " s: " << job.result.output;
+    EXPECT_EQ(job.result.output.find("ending every rank"), std::string::npos)
+        << "the exit patience ended the job: " << job.result.output;
+  }
+}
+
 TEST(MpiFailure, AFileSizeLimitOnARankWithoutATemporaryIsAnErrorNotASignal) {
   SKIP_WITHOUT_MPI();
   SKIP_WITHOUT_METIS();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -41,6 +42,23 @@ void check(int status, const char* call) {
 
 /// MPI counts are int: large transfers go in pieces of at most this many bytes.
 constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
+
+/// \brief Whether this call of all_to_all on this rank fails as if its receive buffers could not be allocated: the
+/// CALL-th (1-based, counted on this rank) when the test-only environment variable
+/// FLUXJAC_TEST_ALL_TO_ALL_FAILURE=RANK:CALL names this rank (a rank of the whole job). tests/test_mpi.cpp uses it to
+/// run one rank out of memory between the sizes and the lists, where an allocation fails under a ulimit; no other code
+/// reads it.
+bool injected_all_to_all_failure() {
+  static const long long failing_call = [] {
+    const char* value = std::getenv("FLUXJAC_TEST_ALL_TO_ALL_FAILURE");
+    int rank = -1;
+    long long call = 0;
+    if (!value || std::sscanf(value, "%d:%lld", &rank, &call) != 2 || rank != Communicator::world().rank()) return 0LL;
+    return call;
+  }();
+  static long long calls = 0;
+  return failing_call > 0 && ++calls == failing_call;
+}
 
 }  // namespace
 
@@ -215,6 +233,7 @@ std::vector<std::string> Communicator::all_gather(const std::string& text) const
     offsets[r] = static_cast<int>(at);
   }
   std::string all(static_cast<std::size_t>(total), '\0');
+  meet(nullptr);  // a rank that could not allocate `all` meets the others here, not in MPI_Allgatherv
   check(MPI_Allgatherv(text.data(), static_cast<int>(text.size()), MPI_BYTE, all.data(), counts.data(), offsets.data(),
                        MPI_BYTE, handle_of(&handle_)),
         "MPI_Allgatherv");
@@ -285,14 +304,25 @@ std::vector<std::vector<std::int64_t>> Communicator::all_to_all(
   // of at most kMaxMessageBytes; messages between two ranks with one tag arrive in order.
   constexpr int kTag = 78;
   constexpr std::size_t kPiece = kMaxMessageBytes / sizeof(std::int64_t);
+  // Everything the lists need is allocated before any of their messages is posted, and a failure round follows: a
+  // rank that cannot allocate (out of memory) leaves here and meets the others at its guard while they wait in that
+  // round, instead of leaving them in MPI_Waitall for messages it never sends.
+  if (injected_all_to_all_failure()) throw std::bad_alloc();
   std::vector<std::vector<std::int64_t>> from_rank(n);
   std::vector<MPI_Request> requests;
+  std::size_t messages = 0;
   for (std::size_t r = 0; r < n; ++r) {
     if (static_cast<int>(r) == rank_) {
       from_rank[r] = to_rank[r];
       continue;
     }
     from_rank[r].resize(receive_counts[r]);
+    messages += (receive_counts[r] + kPiece - 1) / kPiece + (send_counts[r] + kPiece - 1) / kPiece;
+  }
+  requests.reserve(messages);
+  meet(nullptr);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (static_cast<int>(r) == rank_) continue;
     for (std::size_t first = 0; first < receive_counts[r]; first += kPiece) {
       requests.emplace_back();
       check(MPI_Irecv(from_rank[r].data() + first, static_cast<int>(std::min(kPiece, receive_counts[r] - first)),
@@ -317,9 +347,10 @@ void Communicator::exchange(const std::vector<int>& peers, const std::vector<con
                             const std::vector<std::size_t>& send_count, const std::vector<double*>& receive,
                             const std::vector<std::size_t>& receive_count) const {
   if (handle_ == 0) return;
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * peers.size());  // before the failure round: no allocation between two messages
   meet(nullptr);
   constexpr int kTag = 77;
-  std::vector<MPI_Request> requests;
   for (std::size_t k = 0; k < peers.size(); ++k) {
     requests.emplace_back();
     check(MPI_Irecv(receive[k], static_cast<int>(receive_count[k]), MPI_DOUBLE, peers[k], kTag, handle_of(&handle_),
