@@ -106,6 +106,18 @@ TEST(MpiSolve, GaussSeidelSweepsEachRanksNodesConvergesAndSaysSo) {
   EXPECT_LE(got.iterations, 2 * expected.iterations + 5);
 }
 
+TEST(MpiSolve, ABenchSweepOfGaussSeidelSolvesOnRanksSaysTheyDependOnTheRankCount) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const CommandResult result = test::run_fluxjac_mpi(
+      2, fmt::format("bench --mesh mixed:4:rcm --variant reference --solve-preconditioner mcgs --warmup 0 --reps 1 "
+                     "--cache '{}' --json '{}'",
+                     dir.file("cache"), dir.file("r.json")));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("mcgs on more than one rank: each rank sweeps its own nodes"), std::string::npos)
+      << result.output;
+}
+
 TEST(MpiSolve, ABadOptionIsRefusedOnEveryRankWithNothingWritten) {
   SKIP_WITHOUT_MPI();
   const TempDir dir;

@@ -51,6 +51,13 @@ std::string aoff_precision_refusal(const std::string& variant, AoffPrecision pre
       variant);
 }
 
+std::string mcgs_on_ranks_note(const std::string& ranks) {
+  return fmt::format(
+      "mcgs on {}: each rank sweeps its own nodes (the ranks meet as in block Jacobi), so the iterations depend on "
+      "the rank count",
+      ranks);
+}
+
 SolveOutcome solve_assembled(const PreparedMesh& mesh, const VariantInfo& variant, Jacobian& jacobian,
                              const SolveOptions& options) {
   const std::string refusal = aoff_precision_refusal(variant.name, options.aoff_precision);

@@ -171,6 +171,9 @@ SweepPlan plan_sweep(const SweepConfig& config) {
     plan.notes.push_back(
         "--solve-aoff-precision f64: only the CPU reference assembles Aoff in float64, so the f64 "
         "solves of the other variants are skipped");
+  const bool any_mcgs = std::any_of(solves.begin(), solves.end(),
+                                    [](const SolveOptions& s) { return s.preconditioner == kMulticolorGaussSeidel; });
+  if (any_mcgs && Communicator::world().distributed()) plan.notes.push_back(mcgs_on_ranks_note("more than one rank"));
   if (!solves.empty() && !options.validate)
     plan.notes.push_back(
         "--no-validate: the solve cases still validate their assembly (and its residual) against "

@@ -171,9 +171,7 @@ int solve(const SolveCommandOptions& options) {
   // Aoff in the precision asked, then the solve where the variant assembled (a GPU variant's on the GPU). Many
   // ranks: each solves for its owned rows (docs/design.md, "The solve", "Many ranks").
   if (comm.distributed() && options.solve.preconditioner == kMulticolorGaussSeidel)
-    say(note, fmt::format("mcgs on {} ranks: each rank sweeps its own nodes (the ranks meet as in block Jacobi), so "
-                          "the iterations depend on the rank count",
-                          comm.size()));
+    say(note, mcgs_on_ranks_note(fmt::format("{} ranks", comm.size())));
   const SolveOutcome outcome = solve_assembled(mesh, assembly.variant, jacobian, options.solve);
   const SolveRanks ranks{&comm, &mesh.layout};
   if (comm.distributed())
