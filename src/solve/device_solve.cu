@@ -269,15 +269,13 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   const std::vector<double> shift_local = local_time_step_shift(mesh, state, options.cfl);
   // The rows: every node on one process; the owned nodes (local ids) on many ranks, whose x first spreads over the
   // local nodes and has its ghost rows refreshed by the halo exchange.
-  std::vector<node_index> row_list;
-  if (layout) row_list = layout->owned_nodes;
   DeviceArray<node_index> row_nodes;
   DeviceArray<block_offset> row_ptr;
   DeviceArray<node_index> col_idx;
   DeviceArray<float> aoff;
   DeviceArray<double> adiag, shift, diagonal, inverse, rhs, delta, local;
   DeviceArray<unsigned long long> singular;
-  if (layout) row_nodes.upload(row_list.data(), row_list.size());
+  if (layout) row_nodes.upload(layout->owned_nodes.data(), layout->owned_nodes.size());
   const node_index* const rows = layout ? row_nodes.data() : nullptr;
   row_ptr.upload(pattern.row_ptr.data(), pattern.row_ptr.size());
   col_idx.upload(pattern.col_idx.data(), pattern.col_idx.size());

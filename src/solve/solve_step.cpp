@@ -143,9 +143,10 @@ void write_solve_file(const std::string& path, const JacobianPattern& pattern, c
   const bool f64 = options.aoff_precision == AoffPrecision::kF64;
   const RankLayout whole = RankLayout::whole_mesh(pattern.n_nodes, 0);
   const RankLayout& layout = ranks.distributed() ? *ranks.layout : whole;
-  // M's Aoff as the solve used it, in float64 (not the file's float32 /jacobian/aoff): the rows' blocks in order.
+  // M's Aoff as the solve used it, in float64 (not the file's float32 /jacobian/aoff): the rows' blocks in order,
+  // which on one process are the Jacobian's own.
   std::vector<double> aoff_f64;
-  if (f64)
+  if (f64 && !layout.is_whole_mesh())
     for (std::int64_t t = 0; t < layout.owned_count(); ++t) {
       const node_index i = layout.owned_node(t);
       aoff_f64.insert(aoff_f64.end(), jacobian.aoff_f64.begin() + pattern.row_ptr[i] * kBlockEntries,
@@ -171,7 +172,7 @@ void write_solve_file(const std::string& path, const JacobianPattern& pattern, c
                      const std::vector<h5::RowRange>& blocks) {
     h5::write_rows(file, "/solve/shift", rows, outcome.shift);
     h5::write_rows(file, "/solve/delta", rows, outcome.delta);
-    if (f64) h5::write_rows(file, "/solve/aoff_f64", blocks, aoff_f64);
+    if (f64) h5::write_rows(file, "/solve/aoff_f64", blocks, layout.is_whole_mesh() ? jacobian.aoff_f64 : aoff_f64);
   };
   write_owned_rows(ranks.comm ? *ranks.comm : Communicator::world(), path, layout, pattern, jacobian, info, extras);
 }
