@@ -44,13 +44,15 @@ double median_ms(int reps, Work&& work) {
 
 DeviceCeilings measure() {
   DeviceCeilings ceilings;
+  int device = 0;  // the rank's GPU under mpirun (select_gpu), else the first
+  FLUXJAC_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp properties{};
-  FLUXJAC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  FLUXJAC_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   ceilings.name = properties.name;
   ceilings.sm_count = properties.multiProcessorCount;
   int clock_khz = 0, memory_clock_khz = 0;
-  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
-  cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device);
+  cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, device);
   ceilings.sm_clock_mhz = clock_khz / 1000;
   ceilings.memory_clock_mhz = memory_clock_khz / 1000;
   ceilings.memory_gib = properties.totalGlobalMem / double(1 << 30);

@@ -333,10 +333,17 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
   const bool any_gpu = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SweepCase& c) {
     return runs(c) && variant_info(c.variant).backend == Backend::kCuda;
   });
-  if (any_gpu) result.device = probe_device();
-  if (result.device)
-    say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)", result.device->name,
-                                   result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
+  // The device is measured once its first case is about to run, after the mesh and the reference are read: a sweep
+  // refused for its input never touches the GPU (on a busy node, the probe waits for its share of the GPU).
+  bool probed = false;
+  const auto probe_once = [&] {
+    if (probed || !any_gpu) return;
+    probed = true;
+    result.device = probe_device();
+    if (result.device)
+      say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)",
+                                     result.device->name, result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
+  };
   const int threads = set_cpu_threads(config.cases.threads);
   const bool any_cpu_work =
       config.cases.validate || std::any_of(plan.cases.begin(), plan.cases.end(), [](const SweepCase& c) {
@@ -377,6 +384,7 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
       mesh_index = sweep_case.mesh;
       variant_name.clear();
     }
+    if (runs(sweep_case)) probe_once();
     if (observer.case_started) observer.case_started(i, case_label(plan, sweep_case));
     const bool validates = reference && (config.cases.validate || sweep_case.solve);
     CaseRequest request{sweep_case.variant, sweep_case.assembly, sweep_case.timing, validates ? &*reference : nullptr,
