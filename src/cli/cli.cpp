@@ -79,7 +79,9 @@ void check_standard_output() {
 }
 
 /// Runs the selected command, turning every exception into one line and an exit code.
-int run_action(const CommandAction& action) {
+/// gpu: the command may run on the GPU (run, bench, solve): under mpirun each rank then takes its GPU first. The
+/// others never create a CUDA context (part of a GPU node's start-up: docs/performance.md, "Partitioning").
+int run_action(const CommandAction& action, bool gpu) {
   static const bool guard_registered = std::atexit(exit_during_command) == 0;
   g_command_running = guard_registered;
   struct Finished {
@@ -87,7 +89,7 @@ int run_action(const CommandAction& action) {
   } finished;
   try {
     const Communicator& world = Communicator::world();
-    if (world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs per node
+    if (gpu && world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs
     int code = 0;
     // The command's guard: a rank that fails meets the others here or in their next collective, and every rank then
     // reports the same error (ranks/communicator.hpp).
@@ -353,7 +355,7 @@ int run_cli(int argc, char** argv) {
                               command, world.size())
                       .c_str(),
                   ExitCode::kUsage);
-  return run_action(action);
+  return run_action(action, command == "run" || command == "bench" || command == "solve");
 }
 
 }  // namespace fluxjac
