@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #if FLUXJAC_WITH_PTSCOTCH
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include <mpi.h>
 // ptscotch.h includes scotch.h; both need stdio.h and mpi.h first.
@@ -12,6 +15,7 @@
 #endif
 
 #include "util/error.hpp"
+#include "util/library_failure.hpp"
 
 namespace fluxjac {
 namespace {
@@ -59,6 +63,21 @@ struct ScotchRun {
   }
 };
 
+/// \brief Fails this rank inside the guard of PT-Scotch, just before SCOTCH_dgraphPart while the other ranks enter it,
+/// when the test-only environment variable FLUXJAC_TEST_PTSCOTCH_FAILURE=RANK:CAUSE names this rank (a rank of the
+/// whole job): CAUSE SIGSEGV, SIGBUS or SIGABRT raises that signal, as PT-Scotch does when a rank runs out of memory
+/// (seen under ulimit -v), and exit calls exit(1), as its error-exit build does after its message.
+/// tests/test_mpi_partition.cpp uses it; no other code reads it.
+void inject_ptscotch_failure() {
+  const char* value = std::getenv("FLUXJAC_TEST_PTSCOTCH_FAILURE");
+  int rank = -1;
+  char cause[16] = {};
+  if (!value || std::sscanf(value, "%d:%15s", &rank, cause) != 2 || rank != Communicator::world().rank()) return;
+  if (std::strcmp(cause, "exit") == 0) std::exit(1);
+  for (const auto& [name, number] : {std::pair{"SIGSEGV", SIGSEGV}, {"SIGBUS", SIGBUS}, {"SIGABRT", SIGABRT}})
+    if (std::strcmp(cause, name) == 0) std::raise(number);
+}
+
 std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& graph, int parts, ScotchStrategy strategy) {
   if (SCOTCH_numSizeof() != static_cast<int>(sizeof(SCOTCH_Num)))
     fail(ExitCode::kRuntime,
@@ -71,6 +90,22 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
   const auto vertices = static_cast<SCOTCH_Num>(graph.weights.size());
   const auto arcs = static_cast<SCOTCH_Num>(graph.neighbors.size());
 
+  // A rank out of memory fails inside PT-Scotch rather than returning an error: after its own "out of memory" line it
+  // dereferences a null pointer (SIGSEGV, under ulimit -v), glibc may abort, and its error-exit build calls exit().
+  // The guard turns each into one fluxjac line and exit code 4 on this rank; mpirun then ends the ranks that wait in
+  // PT-Scotch's collectives. It stands before `run`, so that the library's clean-up is guarded too.
+  const Communicator& world = Communicator::world();
+  const std::string one_process =
+      metis_available() ? fmt::format("fluxjac mesh partition MESH --parts {} -o PARTS.h5, without mpirun", parts)
+                        : "a build with METIS: install libmetis-dev";
+  const LibraryFailureGuard guard(
+      [&one_process](const std::string& cause) {
+        return fmt::format(
+            "partitioning with PT-Scotch failed inside the library on this rank ({}), most likely out of memory: give "
+            "each rank more memory, start more ranks, or partition as one process with METIS ({}) and run on that file",
+            cause, one_process);
+      },
+      world.rank(), world.size());
   ScotchRun run;
   if (MPI_Comm_dup(mpi_comm, &run.comm) != MPI_SUCCESS)
     fail(ExitCode::kRuntime, "partitioning with PT-Scotch: MPI_Comm_dup failed");
@@ -102,6 +137,7 @@ std::vector<std::int32_t> dgraph_part(const Communicator& comm, GraphRange& grap
                                    kImbalance),
         "SCOTCH_stratDgraphMapBuild");
   std::vector<SCOTCH_Num> part(graph.weights.size());
+  inject_ptscotch_failure();
   check(SCOTCH_dgraphPart(&run.bound, parts, &run.strategy, part.data()), "SCOTCH_dgraphPart");
 
   std::vector<std::int32_t> result(part.size());
