@@ -1,10 +1,11 @@
 // ctest-label: cli
-// Output safety, as the user sees it: nothing the user gave is ever overwritten (an output onto an input, onto
-// another output, onto a directory, FIFO or device is refused before any work), no output file appears unless
-// complete (a full disk, a signal), HDF5 input is read only from the file given and only at the size it really
-// stores, and running out of memory or threads ends with exit code 4 and one clear line. Each test runs the real
-// `fluxjac` in a child process (fork and exec) so that it can set resource limits (a file-size limit stands in for
-// a full disk, a data limit for a small machine), send signals, and read stdout and stderr apart.
+// Output safety, as the user sees it: nothing the user gave is ever overwritten (an output onto an input, onto another
+// output, onto a directory, FIFO or device is refused before any work), no output file appears unless complete (a full
+// disk, a signal), results printed where they would be lost fail the command (under mpirun, before any work), HDF5
+// input is read only from the file given and only at the size it really stores, and running out of memory or threads
+// ends with exit code 4 and one clear line. Each test runs the real `fluxjac` in a child process (fork and exec) so
+// that it can set resource limits (a file-size limit stands in for a full disk, a data limit for a small machine), send
+// signals, and read stdout and stderr apart.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/inotify.h>
@@ -104,15 +105,17 @@ pid_t start(const Launch& launch, int out_fd, int err_fd, const std::vector<std:
   ::_exit(127);
 }
 
-/// \brief Runs fluxjac to the end, capturing stdout and stderr (read together, so neither pipe fills up). When given,
-/// on_stderr sees the stderr text received so far after every read, while the process runs, until it returns true.
-Outcome run(const Launch& launch, const std::function<bool(const std::string& err)>& on_stderr = {}) {
+/// \brief Runs fluxjac to the end, capturing stdout and stderr (read together, so neither pipe fills up), started by
+/// `launcher` where given (as start). When given, on_stderr sees the stderr text received so far after every read,
+/// while the process runs, until it returns true.
+Outcome run(const Launch& launch, const std::function<bool(const std::string& err)>& on_stderr = {},
+            const std::vector<std::string>& launcher = {}) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     ADD_FAILURE() << "pipe2 failed";
     return {};
   }
-  const pid_t pid = start(launch, out_pipe[1], err_pipe[1]);
+  const pid_t pid = start(launch, out_pipe[1], err_pipe[1], launcher);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   Outcome outcome;
@@ -512,6 +515,47 @@ TEST(OutputSafetyFullDisk, TheTableOnAFullDeviceOrAClosedStandardOutputIsAnError
   }
   // The Jacobian went where it was asked to, whole: only the table was lost.
   EXPECT_NO_THROW(read_jacobian(folder.file("J.h5")));
+}
+
+/// Under mpirun the ranks print into mpirun's pipe, and mpirun drops what it cannot write to its own standard output
+/// and exits 0. A job whose mpirun has a closed or full standard output is refused before any work, on every rank
+/// (exit 4, one line each, nothing written), where it used to exit 0 with the results lost; with a writable one (a
+/// file, /dev/null, a pipe) the job runs as before.
+TEST(OutputSafetyFullDisk, UnderMpirunAClosedOrFullStandardOutputOfMpirunIsRefusedBeforeAnyWork) {
+  SKIP_WITHOUT_MPI();
+  const TempDir folder;
+  const std::vector<std::string> two_ranks{test::mpiexec_path(), "-np", "2"};
+  for (const std::string target : {"/dev/full", "-"}) {
+    for (const std::vector<std::string>& args : {quick_run({"--mesh", small_mesh(), "--json", "-"}),
+                                                 quick_run({"--mesh", small_mesh(), "-o", folder.file("J.h5")})}) {
+      std::string command = "mpirun -np 2 fluxjac";
+      for (const std::string& arg : args) command += " " + arg;
+      SCOPED_TRACE(command + (target == "-" ? " >&-" : " > " + target));
+      const Outcome outcome = run(Launch{args, {}, {}, test::mpirun_environment(), target}, {}, two_ranks);
+      EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+      EXPECT_EQ(test::count_lines(outcome.err, "fluxjac: error (rank"), 2u) << outcome.err;
+      EXPECT_EQ(test::count_lines(outcome.err, target == "-" ? "'s standard output is closed: what this job prints"
+                                                             : "'s standard output is /dev/full: what this job prints"),
+                2u)
+          << outcome.err;
+      EXPECT_TRUE(names_in(folder.path()).empty())
+          << "written before the refusal: " << ::testing::PrintToString(names_in(folder.path()));
+    }
+  }
+  // One rank behind mpirun is refused alike, with the one-process line.
+  const Outcome one = run(Launch{quick_run({"--mesh", small_mesh()}), {}, {}, test::mpirun_environment(), "/dev/full"},
+                          {}, {test::mpiexec_path(), "-np", "1"});
+  EXPECT_EQ(one.exit_code, 4) << one.err;
+  EXPECT_EQ(test::count_lines(one.err, "fluxjac: error: standard output: "), 1u) << one.err;
+  EXPECT_EQ(test::count_lines(one.err, "'s standard output is /dev/full"), 1u) << one.err;
+  // A writable standard output, captured or discarded: the job runs and succeeds.
+  const Outcome captured =
+      run(Launch{quick_run({"--mesh", small_mesh()}), {}, {}, test::mpirun_environment(), {}}, {}, two_ranks);
+  EXPECT_EQ(captured.exit_code, 0) << captured.err;
+  EXPECT_TRUE(contains(captured.out, "PASS")) << captured.out;
+  const Outcome discarded =
+      run(Launch{quick_run({"--mesh", small_mesh()}), {}, {}, test::mpirun_environment(), "/dev/null"}, {}, two_ranks);
+  EXPECT_EQ(discarded.exit_code, 0) << discarded.err;
 }
 
 // ---- signals during a write: the temporary goes, the process ends by that signal ----------------------------

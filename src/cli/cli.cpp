@@ -1,5 +1,10 @@
 #include "cli/cli.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -8,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <memory>
 #include <new>
 #include <optional>
@@ -78,6 +84,44 @@ void check_standard_output() {
          flushed || errno == 0 ? "some of what the command printed was lost" : std::strerror(errno));
 }
 
+/// \brief Under mpirun, rank 0's standard output is a pipe to mpirun, which copies it to its own standard output and
+/// says nothing when that write fails: the table and `--json -` would be lost and the job would exit 0. So before any
+/// work, rank 0, when mpirun started it (Open MPI launches the ranks of its own node as its children) and its standard
+/// output is relayed (a pipe, socket or terminal, not a file it was given), looks at mpirun's: closed (no descriptor
+/// 1, or one mpirun opened for reading after it started without one) or /dev/full is a run-time error, which the
+/// caller's guard makes every rank's. What this cannot see, mpirun still drops without a word: a disk that fills
+/// while the job runs, and a rank 0 that mpirun did not start itself (an orted on another node, srun, Hydra's proxy).
+/// Results written to files (-o, --json FILE, --csv FILE) are checked to the end in any case.
+void check_relayed_standard_output() {
+  const Communicator& world = Communicator::world();
+  if (!world.is_root()) return;  // also `mpirun -np 1`: one rank, still behind mpirun
+  struct stat own {};
+  if (::fstat(STDOUT_FILENO, &own) != 0 || !(S_ISFIFO(own.st_mode) || S_ISSOCK(own.st_mode) || ::isatty(STDOUT_FILENO)))
+    return;
+  const std::string relay = fmt::format("/proc/{}", ::getppid());
+  std::string name;
+  std::getline(std::ifstream(relay + "/comm"), name);
+  if (name != "mpirun" && name != "mpiexec" && name != "orterun" && name != "prterun") return;
+  struct stat target {};
+  bool closed = false, full = false;
+  if (::stat((relay + "/fd/1").c_str(), &target) != 0) {
+    closed = errno == ENOENT;  // anything else (no permission to look): nothing known
+  } else {
+    std::ifstream fdinfo(relay + "/fdinfo/1");
+    std::string field;
+    unsigned long flags = 0;
+    while (fdinfo >> field && field != "flags:") continue;
+    closed = fdinfo >> std::oct >> flags && (flags & O_ACCMODE) == O_RDONLY;
+    full = S_ISCHR(target.st_mode) && target.st_rdev == makedev(1, 7);
+  }
+  if (closed || full)
+    fail(ExitCode::kRuntime,
+         "standard output: {}'s standard output is {}: what this job prints there would be lost while {} still exits "
+         "0 (it drops what it cannot write); give {} a standard output it can write (a file, or /dev/null to discard "
+         "it)",
+         name, closed ? "closed" : "/dev/full", name, name);
+}
+
 /// Runs the selected command, turning every exception into one line and an exit code.
 /// gpu: the command may run on the GPU (run, bench, solve): under mpirun each rank then takes its GPU first. The
 /// others never create a CUDA context (part of a GPU node's start-up: docs/performance.md, "Partitioning").
@@ -89,6 +133,8 @@ int run_action(const CommandAction& action, bool gpu) {
   } finished;
   try {
     const Communicator& world = Communicator::world();
+    // Before any work, and before a GPU is taken: results that would be lost are refused on every rank.
+    world.agree(check_relayed_standard_output);
     if (gpu && world.distributed()) select_gpu(world);  // before anything touches CUDA: rank r on GPU r mod GPUs
     int code = 0;
     // The command's guard: a rank that fails meets the others here or in their next collective, and every rank then
