@@ -57,6 +57,8 @@ class DeviceExchange final : public DeviceGhostExchange {
     send_rows_.allocate(halo.send_nodes.size() * kBlock);
     receive_rows_.allocate(halo.receive_nodes.size() * kBlock);
     FLUXJAC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    FLUXJAC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    FLUXJAC_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     FLUXJAC_CUDA_CHECK(cudaGetDeviceCount(&devices_));
   }
 
@@ -91,6 +93,8 @@ class DeviceExchange final : public DeviceGhostExchange {
 #if defined(FLUXJAC_WITH_NCCL)
     if (use_nccl_) ncclCommDestroy(nccl_);
 #endif
+    cudaEventDestroy(done_);
+    cudaEventDestroy(ready_);
     cudaStreamDestroy(stream_);
   }
 
@@ -99,7 +103,16 @@ class DeviceExchange final : public DeviceGhostExchange {
   double refresh(double* state) override {
     // The assembly before ran on the default stream: the states must not change under it.
     FLUXJAC_CUDA_CHECK(cudaDeviceSynchronize());
-    const auto start = std::chrono::steady_clock::now();
+    const auto start_time = std::chrono::steady_clock::now();
+    start(state);
+    FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time).count();
+  }
+
+  void start(double* state) override {
+    // On the exchange's own stream, after the work already on the default stream (which wrote the rows it sends).
+    FLUXJAC_CUDA_CHECK(cudaEventRecord(ready_, 0));
+    FLUXJAC_CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_, 0));
     const auto sends = static_cast<std::int64_t>(halo_.send_nodes.size());
     const auto receives = static_cast<std::int64_t>(halo_.receive_nodes.size());
     if (sends > 0)
@@ -136,9 +149,10 @@ class DeviceExchange final : public DeviceGhostExchange {
       scatter_rows<<<grid_for(receives), 256, 0, stream_>>>(receive_rows_.data(), receive_nodes_.data(), receives,
                                                             state);
     FLUXJAC_CUDA_CHECK_LAUNCH();
-    FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    FLUXJAC_CUDA_CHECK(cudaEventRecord(done_, stream_));
   }
+
+  void finish() override { FLUXJAC_CUDA_CHECK(cudaStreamWaitEvent(0, done_, 0)); }
 
  private:
   const Communicator& comm_;
@@ -147,6 +161,7 @@ class DeviceExchange final : public DeviceGhostExchange {
   DeviceArray<double> send_rows_, receive_rows_;
   std::vector<double> host_send_, host_receive_;
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;  ///< the default stream's work before start; the exchange's end
   int devices_ = 0;
   bool use_nccl_ = false;
 #if defined(FLUXJAC_WITH_NCCL)

@@ -33,6 +33,23 @@ double GhostExchange::refresh(const StateBuffer& state) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+double GhostExchange::refresh_overlapped(const StateBuffer& state, const std::function<void()>& meanwhile) {
+  if (comm_.size() == 1 || !state.on_device) {
+    const double milliseconds = refresh(state);
+    meanwhile();
+    return milliseconds;
+  }
+  if (!device_) fail(ExitCode::kRuntime, "the ghost exchange of GPU states was not prepared before its first exchange");
+  transport_ = device_->transport();
+  const auto start = std::chrono::steady_clock::now();
+  device_->start(state.data);
+  const double milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  meanwhile();
+  device_->finish();
+  return milliseconds;
+}
+
 #if !defined(FLUXJAC_WITH_CUDA)
 std::unique_ptr<DeviceGhostExchange> make_device_ghost_exchange(const Communicator&, const HaloPlan&) {
   fail(ExitCode::kUsage, "GPU states to exchange, but this build has no CUDA (rebuild with -DFLUXJAC_CUDA=ON)");

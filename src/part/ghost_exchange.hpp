@@ -4,6 +4,7 @@
 // (NCCL refuses two ranks on one device), staged through host memory and MPI.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,11 @@ class DeviceGhostExchange {
   virtual ~DeviceGhostExchange() = default;
   /// Exchanges the ghost rows of a device state in place and returns the milliseconds it took.
   virtual double refresh(double* device_state) = 0;
+  /// \brief Starts the exchange of a device state's ghost rows after the work already launched on the default stream,
+  /// without waiting for the device (MPI via host waits for its transfers); `finish` makes the default stream's later
+  /// work wait for the ghost rows. Between them the default stream may run work that reads no ghost row.
+  virtual void start(double* device_state) = 0;
+  virtual void finish() = 0;
   /// "NCCL" or "MPI via host".
   virtual std::string transport() const = 0;
 };
@@ -42,6 +48,11 @@ class GhostExchange {
   /// any rank since the last one; prepare first) and returns the milliseconds it took, from the start of this rank's
   /// exchange to the arrival of its last ghost state; 0 on one rank (no ghosts).
   double refresh(const StateBuffer& state);
+  /// \brief refresh, with `meanwhile` overlapping the transfers of a device state: it launches default-stream work
+  /// that reads no ghost row, and the default stream's work after it waits for the ghost rows (a host state: the
+  /// exchange, then `meanwhile`). Returns the host's milliseconds in the exchange (the launches and the ranks'
+  /// meeting).
+  double refresh_overlapped(const StateBuffer& state, const std::function<void()>& meanwhile);
   /// How the last refresh travelled: "MPI", "NCCL", "MPI via host"; empty before the first and on one rank.
   const std::string& transport() const { return transport_; }
 

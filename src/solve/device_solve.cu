@@ -90,14 +90,17 @@ __device__ __forceinline__ std::int64_t row_node(const node_index* __restrict__ 
 }
 
 /// \brief y = M x, one warp per block row t of node i (warp_row_sum): D_t x_i (D = Adiag + s I, float64, by row)
-/// plus the row's Aoff blocks (float32, widened) times x_j; x over every local node, y over the rows.
+/// plus the row's Aoff blocks (float32, widened) times x_j; x over every local node, y over the rows. Every row t < n,
+/// or with kListed the n rows of the list `listed` (the rows without a ghost column, or those with one).
+template <bool kListed>
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
-    block_product_kernel(std::int64_t n, const node_index* __restrict__ row_nodes,
-                         const block_offset* __restrict__ row_ptr, const node_index* __restrict__ col_idx,
-                         const double* __restrict__ diagonal, const float* __restrict__ aoff,
-                         const double* __restrict__ x, double* __restrict__ y) {
-  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
-  if (t >= n) return;
+    block_product_kernel(std::int64_t n, const std::int64_t* __restrict__ listed,
+                         const node_index* __restrict__ row_nodes, const block_offset* __restrict__ row_ptr,
+                         const node_index* __restrict__ col_idx, const double* __restrict__ diagonal,
+                         const float* __restrict__ aoff, const double* __restrict__ x, double* __restrict__ y) {
+  const std::int64_t at = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
+  if (at >= n) return;
+  const std::int64_t t = kListed ? __ldg(&listed[at]) : at;
   const std::int64_t i = row_node(row_nodes, t);
   const int lane = threadIdx.x % 32;
   double own = 0.0;
@@ -309,11 +312,25 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   rhs.upload(minus_r.data(), values);
   delta.allocate(values);
   std::optional<GhostExchange> exchange;
+  // Many ranks: the rows whose Aoff blocks read no ghost column are multiplied while the ghost rows travel, the others
+  // after them.
+  std::vector<std::int64_t> inner_rows, ghost_rows;
+  DeviceArray<std::int64_t> inner, outer;
   if (layout) {
     local.allocate(static_cast<std::size_t>(local_nodes) * kBlock);
     FLUXJAC_CUDA_CHECK(cudaMemset(local.data(), 0, local.size() * sizeof(double)));
     exchange.emplace(*ranks.comm, layout->halo);
     exchange->prepare(StateBuffer{local.data(), local_nodes, true});
+    const std::vector<std::uint8_t> owned = layout->owned_mask();
+    for (std::int64_t t = 0; t < n; ++t) {
+      const std::int64_t i = layout->owned_node(t);
+      bool reads_ghost = false;
+      for (block_offset k = pattern.row_ptr[i]; k < pattern.row_ptr[i + 1] && !reads_ghost; ++k)
+        reads_ghost = owned[pattern.col_idx[k]] == 0;
+      (reads_ghost ? ghost_rows : inner_rows).push_back(t);
+    }
+    inner.upload(inner_rows.data(), inner_rows.size());
+    outer.upload(ghost_rows.data(), ghost_rows.size());
   }
   // Multicolor Gauss-Seidel: the colors of the node graph (the row nodes), each a range of one list of rows.
   NodeColoring coloring;
@@ -323,15 +340,22 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
     colored_rows.upload(coloring.nodes.data(), coloring.nodes.size());
   }
   double exchange_ms = 0.0;
+  const auto listed_product = [&](const DeviceArray<std::int64_t>& listed, const double* x, double* y) {
+    const auto count = static_cast<std::int64_t>(listed.size());
+    if (count > 0)
+      block_product_kernel<true><<<grid(count, kRowsPerBlock), 32 * kRowsPerBlock>>>(
+          count, listed.data(), rows, row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data(), x, y);
+  };
   const auto product = [&](const double* x, double* y) {
-    const double* source = x;
-    if (layout) {
-      move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, true, x, local.data());
-      exchange_ms += exchange->refresh(StateBuffer{local.data(), local_nodes, true});
-      source = local.data();
+    if (!layout) {
+      block_product_kernel<false><<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(
+          n, nullptr, nullptr, row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data(), x, y);
+      return;
     }
-    block_product_kernel<<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(n, rows, row_ptr.data(), col_idx.data(),
-                                                                         diagonal.data(), aoff.data(), source, y);
+    move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, true, x, local.data());
+    exchange_ms += exchange->refresh_overlapped(StateBuffer{local.data(), local_nodes, true},
+                                                [&] { listed_product(inner, local.data(), y); });
+    listed_product(outer, local.data(), y);
   };
   const auto precondition = [&](const double* r, double* z) {
     if (options.preconditioner != kMulticolorGaussSeidel) {
@@ -351,10 +375,12 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
     if (layout) move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, false, swept, z);
   };
   DeviceSpace space(values, ranks.comm);
-  // Two untimed iterations, a restart between them, load every kernel the solve launches (CUDA loads a module on its
-  // first launch: cuBLAS's took about 80 ms of the first solve in a process on an H200), so that the solve's time is
-  // its iterations' alone: part of the set-up.
-  const KrylovOptions warm_up{1, options.krylov.tolerance, 2};
+  // One untimed restart cycle (m + 1 iterations) launches every kernel the solve does, cuBLAS's for each basis size
+  // included, so that CUDA has loaded their modules (it loads one on its first launch: about 80 ms of the first solve
+  // in a process on an H200) and NCCL has connected the ranks (about 200 ms at the first exchange of a GPU pair):
+  // part of the set-up, and the solve's time is its iterations' alone.
+  const KrylovOptions warm_up{options.krylov.restart, options.krylov.tolerance,
+                              std::min(options.krylov.restart + 1, options.krylov.max_iterations)};
   fgmres(space, product, precondition, rhs.data(), delta.data(), warm_up);
   setup.stop();
   outcome.setup_ms = setup.elapsed_ms();
