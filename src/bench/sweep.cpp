@@ -341,8 +341,9 @@ SweepResult sweep_cases(const SweepPlan& plan, const SweepConfig& config, const 
     probed = true;
     result.device = probe_device();
     if (result.device)
-      say(observer.note, fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)",
-                                     result.device->name, result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
+      say(observer.note,
+          fmt::format("device: {}, copy {:.0f} GB/s, FP64 {:.0f} GFLOP/s (measured)", result.device->name,
+                      result.device->copy_bandwidth_gbs, result.device->fp64_gflops));
   };
   const int threads = set_cpu_threads(config.cases.threads);
   const bool any_cpu_work =
