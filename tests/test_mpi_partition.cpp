@@ -364,6 +364,12 @@ TEST(PtScotchFailure, ASignalOrTheErrorExitOnOneRankEndsTheJobAtOnceWithItsLineA
 
 TEST(PtScotchFailure, UnderMemoryLimitsEveryFailureIsAFluxjacLineNeverACrash) {
   SKIP_WITHOUT_PTSCOTCH();
+#if defined(FLUXJAC_WITH_CUDA)
+  // Seen on 2 H200s: the CUDA build maps its CUDA libraries too, so these limits stopped Open MPI's own start-up
+  // (its shared memory's mmap failed, and mpirun then waited 120 s), before fluxjac or PT-Scotch ran.
+  GTEST_SKIP() << "the memory limits of this scan (290-330 MB per rank) fit a build without CUDA; here the injected "
+                  "failures (PtScotchFailure.ASignalOrTheErrorExit...) test the same guard: skipped";
+#endif
   const TempDir dir;
   const std::string path = dir.file("m.h5");
   const CommandResult generated = run_fluxjac(fmt::format("mesh gen --kind mixed --n 60 --order rcm -q -o '{}'", path));
