@@ -709,6 +709,41 @@ TEST(InterruptedMpiWriteOutright, ARankZeroKilledOutrightLeavesNoTemporary) {
   run_and_signal([](pid_t, pid_t owner, pid_t) { ::kill(owner, SIGKILL); });
 }
 
+TEST(InterruptedWriteFlush, ASigcontDuringTheFlushToDiskStillHoldsTheRenameForMpirunsSigterm) {
+  // mpirun's SIGCONT can arrive while the finished temporary is flushed to disk (fsync of a large file): the commit
+  // must still wait its grace, so that the SIGTERM mpirun sends a second later removes the temporary. The commit had
+  // looked for a SIGCONT before the flush, and renamed at once after it. FLUXJAC_TEST_SIGCONT_IN_FLUSH raises the
+  // SIGCONT just after the fsync; the test is mpirun, sending SIGTERM a second after the temporary appeared.
+  const TempDir folder;
+  const std::string output = folder.file("g.h5");
+  std::ofstream(output) << "the user's g.h5";
+  const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, folder.path().c_str(), IN_CREATE), 0);
+  Launch launch{{"mesh", "gen", "--kind", "tet", "--n", "6", "-q", "-o", output, "--force"},
+                {},
+                {},
+                {"FLUXJAC_TEST_SIGCONT_IN_FLUSH=1"},
+                {}};
+  const int log_fd = ::open(folder.file("log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const pid_t pid = start(launch, log_fd, log_fd);
+  ::close(log_fd);
+  const std::string temporary = created_name(watch, "g.h5.tmp-");
+  ::close(watch);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_FALSE(temporary.empty()) << "no temporary appeared";
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the job ended with success after SIGTERM";
+  std::ifstream kept(output);
+  const std::string content(std::istreambuf_iterator<char>(kept), {});
+  EXPECT_EQ(content, "the user's g.h5") << "the signalled job replaced the file (now " << content.size() << " bytes)";
+  std::vector<std::string> names = names_in(folder.path());
+  names.erase(std::remove(names.begin(), names.end(), "log"), names.end());
+  EXPECT_EQ(names, std::vector<std::string>{"g.h5"}) << "left behind: " << ::testing::PrintToString(names);
+}
+
 INSTANTIATE_TEST_SUITE_P(OutputSafety, InterruptedMpiWrite, ::testing::Values(SIGTERM, SIGINT, SIGHUP),
                          [](const auto& info) -> std::string {
                            return info.param == SIGTERM ? "SIGTERM" : info.param == SIGINT ? "SIGINT" : "SIGHUP";

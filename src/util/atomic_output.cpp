@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -154,6 +155,9 @@ void flush_to_disk(int folder, const std::string& name, const std::string& shown
     ::close(descriptor);
     fail_write(shown, error_number);
   }
+  // Tests: mpirun's SIGCONT arriving while the flush runs (FLUXJAC_TEST_SIGCONT_IN_FLUSH=1).
+  static const bool continued_in_flush = std::getenv("FLUXJAC_TEST_SIGCONT_IN_FLUSH") != nullptr;
+  if (continued_in_flush) std::raise(SIGCONT);
   if (::close(descriptor) != 0) fail_write(shown, errno);
 }
 
@@ -193,9 +197,6 @@ AtomicOutput::~AtomicOutput() {
 
 void AtomicOutput::commit() {
   if (committed_) return;
-  // A SIGCONT while the output was written may be the start of mpirun ending the job: its SIGTERM then comes within
-  // the grace and removes the temporary instead of letting the output replace what was there.
-  if (g_continued.load(std::memory_order_relaxed) != continued_at_start_) std::this_thread::sleep_for(kEndOfJobGrace);
   const int folder = target_->folder_descriptor();
   const std::string& shown = target_->shown();
   flush_to_disk(folder, temporary_name_, shown);
@@ -203,6 +204,10 @@ void AtomicOutput::commit() {
   struct stat replaced {};
   if (::fstatat(folder, target_->name().c_str(), &replaced, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(replaced.st_mode))
     ::fchmodat(folder, temporary_name_.c_str(), replaced.st_mode & 07777, 0);  // the replaced file's permissions
+  // A SIGCONT since the output began (its writing and its flush to disk, which can take a while) may be the start of
+  // mpirun ending the job: its SIGTERM then comes within the grace and removes the temporary instead of letting the
+  // output replace what was there. Checked last, just before the rename.
+  if (g_continued.load(std::memory_order_relaxed) != continued_at_start_) std::this_thread::sleep_for(kEndOfJobGrace);
   if (::renameat(folder, temporary_name_.c_str(), folder, target_->name().c_str()) != 0)
     fail(ExitCode::kRuntime, "{}: cannot move the finished file into place: {}", shown, std::strerror(errno));
   committed_ = true;
