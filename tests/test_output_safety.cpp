@@ -961,6 +961,26 @@ TEST(OutputSafetyValues, ANanJacobianIsCalledNotFiniteAndBlamesADensityNearZero)
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
 }
 
+TEST(OutputSafetyValues, AJacobianPastFloat32FromATinyDensityNamesADensityNearZero) {
+  const TempDir folder;
+  const std::string mesh = copy_of_mesh(folder);
+  {
+    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+    const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
+    std::vector<double> q = h5::read<double>(file, info);
+    // A moving flow with a density of 1e-100: the blocks grow as 1 / density past float32's 3.4e38 (inf, not NaN),
+    // while the mesh and the rest of the state are ordinary.
+    const double rho = 1e-100;
+    const std::vector<double> tiny{rho, rho * 0.8, rho * 0.1, 0.0, 0.7 / 0.4 + 0.5 * rho * 0.65};
+    std::copy(tiny.begin(), tiny.end(), q.begin() + 5 * 20);
+    h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, q);
+    file.close();
+  }
+  const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
+  expect_error_line(outcome, 2, {"J.h5", "not a finite number", "a density near 0 in the state"});
+  EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
+}
+
 // ---- AtomicOutput in process ---------------------------------------------------------------------------------
 
 TEST(OutputSafetyAtomicOutput, TemporariesAreUniqueAndLieBesideTheLinkTarget) {

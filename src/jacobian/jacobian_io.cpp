@@ -79,7 +79,8 @@ std::string unwritable_block(const std::string& file, const char* path, std::int
         file, path, block, entry / kBlock, entry % kBlock);
   return fmt::format(
       "{}: cannot write {}[{}]: entry ({}, {}) is {}, not a finite number: the Jacobian exceeds the range of {} "
-      "(largest {:.3g}); the mesh areas or the state are too large in magnitude",
+      "(largest {:.3g}); a density near 0 in the state (the Jacobian grows as 1 / density), or mesh areas or a state "
+      "too large in magnitude, does that",
       file, path, block, entry / kBlock, entry % kBlock, value, type_name,
       static_cast<double>(std::numeric_limits<Real>::max()));
 }
