@@ -2,8 +2,9 @@
 // The bench mesh cache serves a generator spec only a file that records that spec and stores what the generator wrote
 // (docs/formats.md, "Edge mesh and state": the /mesh attributes `generator` and `content_digest`): a file of another
 // spec, one without the record or the digest, one whose arrays were edited, another mesh with the record and digest
-// copied, or a link put in its place is never used; the note says why, the spec's mesh is generated again, and the
-// JSON row describes the mesh that ran.
+// copied, another generated mesh given the spec's record (the cache keeps its own record of the digest of what it
+// generated, FILE.digest), or a link put in its place is never used; the note says why, the spec's mesh is generated
+// again, and the JSON row describes the mesh that ran.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -143,6 +144,32 @@ TEST_F(MeshCache, AnotherMeshWithTheRecordAndDigestCopiedIsGeneratedAgain) {
   }
   fs::rename(forged, cached_);
   expect_regenerated_and_the_row_right("stores other content than the generator wrote");
+}
+
+TEST_F(MeshCache, AnotherGeneratedMeshWithItsOwnDigestAndTheRecordCopiedIsGeneratedAgain) {
+  // mixed:3:rcm with seed 2: the spec's nodes and edges, other jitter, and a valid digest of its own content; given
+  // the spec's generator record, only the cache's own record of what it generated tells it apart.
+  const std::string forged = folder_.file("seed2.h5");
+  const CommandResult made =
+      run_fluxjac(fmt::format("mesh gen -q --kind mixed --n 3 --order rcm --seed 2 -o {}", quoted(forged)));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  {
+    const h5::File genuine = h5::File::open(cached_);
+    h5::File file = h5::File::open(forged, h5::File::Mode::kReadWrite);
+    const std::optional<std::string> record = h5::read_string_attribute(genuine, "/mesh", "generator");
+    ASSERT_TRUE(record);
+    h5::write_attribute(file, "/mesh", "generator", *record);
+    file.close();
+  }
+  fs::rename(forged, cached_);
+  expect_regenerated_and_the_row_right("stores other content than the cache generated there");
+}
+
+TEST_F(MeshCache, FileWithoutTheCachesOwnRecordIsGeneratedAgain) {
+  // A mesh put in the cache by hand, or a cache of an earlier fluxjac: the cache did not generate it.
+  fs::remove(cached_ + ".digest");
+  expect_regenerated_and_the_row_right("has no record of the cache's own");
+  EXPECT_TRUE(fs::is_regular_file(cached_ + ".digest")) << "the generated mesh's record";
 }
 
 TEST_F(MeshCache, FileWithoutAContentDigestIsGeneratedAgain) {
