@@ -40,7 +40,7 @@ MeshSource resolve_mesh_source(const std::string& text, const std::string& cache
 /// \brief Why the cache file of a generator spec cannot serve it, empty when it can: the file must be a regular
 /// file (not a link) whose generator record (read_box_mesh_generator_record) is the spec's, with the spec's node
 /// count, and whose arrays have the content digest the generator recorded (stored_mesh_digest, one pass over the
-/// file in slices). Empty for a file source.
+/// file in slices) and the cache recorded when it generated the file (FILE.digest). Empty for a file source.
 std::string cached_mesh_mismatch(const MeshSource& source);
 
 /// \brief Generates a spec's mesh into its cache file unless a file that serves it (cached_mesh_mismatch) is already
