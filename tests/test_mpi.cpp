@@ -898,6 +898,24 @@ TEST(MpiFailure, ARankOutOfMemoryInAnAllToAllEndsTheJobAtOnceWithOneLinePerRank)
   }
 }
 
+TEST(MpiFailure, AStartUpThatNeverFinishesOnOneRankEndsTheJobAfterThePatienceWithItsLine) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string path = write_generated(dir, "tet", 3, "rcm");
+  // Rank 1's MPI start-up never finishes (FLUXJAC_TEST_MPI_START_HANG, src/ranks/communicator.cpp), as Open MPI's
+  // does when its shared memory cannot be mapped under `ulimit -v`: rank 0 waits in the first collective. The job
+  // used to wait for ever; past the exit patience rank 1 ends with its line, and mpirun ends rank 0.
+  const std::string args = fmt::format("run --mesh '{}' --variant reference --warmup 0 --reps 1 --threads 1 -q", path);
+  const std::string patience = "export FLUXJAC_EXIT_PATIENCE_SECONDS=3";
+  const JobResult job = run_programs({{args, "", patience}, {args, "", patience + " FLUXJAC_TEST_MPI_START_HANG=1"}});
+  EXPECT_NE(job.result.exit_code, 0) << job.result.output;
+  EXPECT_EQ(count_lines(job.result.output,
+                        "fluxjac: error (rank 1 of 2): MPI's start-up did not finish within 3 s on this process"),
+            1u)
+      << job.result.output;
+  EXPECT_LT(job.seconds, 30.0) << "the job ended only after " << job.seconds << " s: " << job.result.output;
+}
+
 TEST(MpiFailure, AFileSizeLimitOnARankWithoutATemporaryIsAnErrorNotASignal) {
   SKIP_WITHOUT_MPI();
   SKIP_WITHOUT_METIS();

@@ -1,15 +1,19 @@
 #include "ranks/communicator.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <optional>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "util/error.hpp"
 #include "util/error_line.hpp"
@@ -79,10 +83,41 @@ bool started_by_launcher() {
 
 MpiSession::MpiSession(int& argc, char**& argv) {
   if (!started_by_launcher()) return;
+  // MPI's start-up is watched: Open MPI whose shared memory cannot be mapped on one rank (too little memory under
+  // `ulimit -v`) can wait for ever in the first collective. Past the exit patience (FLUXJAC_EXIT_PATIENCE_SECONDS,
+  // 60 s) the rank ends with its line and exit code 4, and mpirun ends the others.
+  const char* patience_text = std::getenv("FLUXJAC_EXIT_PATIENCE_SECONDS");
+  const double patience = patience_text ? std::atof(patience_text) : 60.0;
+  const auto started = std::make_shared<std::atomic<bool>>(false);
+  const auto env_int = [](const char* name) {
+    const char* text = std::getenv(name);
+    return text ? std::atoi(text) : -1;
+  };
+  const std::string line =
+      error_line(fmt::format("MPI's start-up did not finish within {:g} s on this process (MPI's own messages above "
+                             "say why, e.g. its shared memory could not be mapped with too little memory per "
+                             "process): ending it",
+                             patience),
+                 env_int("OMPI_COMM_WORLD_RANK"), env_int("OMPI_COMM_WORLD_SIZE"));
+  std::thread([started, patience, line] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(patience);
+    while (!started->load()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        write_to_stderr(line);
+        std::_Exit(static_cast<int>(ExitCode::kRuntime));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }).detach();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   // Errors come back as codes (turned into fluxjac::Error), not as an abort inside MPI.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // Tests: this rank's start-up never finishes (FLUXJAC_TEST_MPI_START_HANG=RANK).
+  if (const int hung = env_int("FLUXJAC_TEST_MPI_START_HANG"); hung >= 0 && hung == env_int("OMPI_COMM_WORLD_RANK"))
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  Communicator::world();  // its first collectives (the ranks of each node), inside the watch
+  started->store(true);
 }
 
 MpiSession::~MpiSession() {
