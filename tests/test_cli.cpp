@@ -4,6 +4,8 @@
 // references (exact and perturbed), TOML configs, and every invalid input of docs/design.md, "Edge mesh and state" and
 // usage error as the user sees it: exit code, one `fluxjac: error:` line naming file, dataset and index, no partial
 // output.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -612,6 +614,26 @@ TEST_P(MalformedConfig, IsRefusedWithItsLineAndNothingIsWritten) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, MalformedConfig, ::testing::ValuesIn(malformed_config_cases()), CaseName());
+
+TEST(CliConfig, AConfigThatIsNoFileIsNamedForWhatItIs) {
+  const TempDir folder;
+  const std::string fifo = folder.file("fifo.toml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const struct Case {
+    std::string path, says;
+  } cases[] = {{folder.file("missing.toml"), "config file not found"},
+               {folder.path().string(), "is a folder, not a config file"},
+               {fifo, "is not a regular file (a FIFO, device or socket)"},
+               {"/dev/zero", "is not a regular file"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    // At once: a FIFO is never opened (nothing would ever write into it).
+    const CommandResult result = run_fluxjac(fmt::format("run -q --config {}", quoted(c.path)));
+    EXPECT_EQ(result.exit_code, 3) << result.output;
+    EXPECT_TRUE(contains(result.output, c.path + ": " + c.says)) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << "not one line:\n" << result.output;
+  }
+}
 
 TEST(CliConfig, EveryShippedConfigIsRead) {
   // --dry-run reads the config and plans the cases without running them.

@@ -14,6 +14,7 @@
 #include "bench/mesh_source.hpp"
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/input_path.hpp"
 #include "util/nearest_name.hpp"
 #include "util/output_paths.hpp"
 
@@ -199,7 +200,16 @@ class ConfigReader {
 }  // namespace
 
 std::vector<ConfigEntry> read_config_file(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) fail(ExitCode::kUsage, "{}: config file not found", path);
+  switch (input_path_kind(path)) {
+    case InputPathKind::kFile:
+      break;
+    case InputPathKind::kMissing:
+      fail(ExitCode::kUsage, "{}: config file not found", path);
+    case InputPathKind::kDirectory:
+      fail(ExitCode::kUsage, "{}: is a folder, not a config file", path);
+    case InputPathKind::kOther:
+      fail(ExitCode::kUsage, "{}: is not a regular file (a FIFO, device or socket), expected a TOML config file", path);
+  }
   std::ifstream in(path, std::ios::binary);
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (!in.good() && !in.eof()) fail(ExitCode::kUsage, "{}: cannot read the config file", path);
