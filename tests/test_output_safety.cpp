@@ -942,19 +942,21 @@ TEST(OutputSafetyValues, AoffBeyondFloat32FailsBeforeTheFileIsWritten) {
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
 }
 
+/// Sets node 20's state in a mesh file to node_q (its five conserved values).
+void set_node_state(const std::string& mesh, const std::vector<double>& node_q) {
+  h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
+  const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
+  std::vector<double> q = h5::read<double>(file, info);
+  std::copy(node_q.begin(), node_q.end(), q.begin() + 5 * 20);
+  h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, q);
+  file.close();
+}
+
 TEST(OutputSafetyValues, ANanJacobianIsCalledNotFiniteAndBlamesADensityNearZero) {
   const TempDir folder;
   const std::string mesh = copy_of_mesh(folder);
-  {
-    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
-    const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
-    std::vector<double> q = h5::read<double>(file, info);
-    // At rest with p = 1: a valid state, but 1e-300 is a density near 0, and the flux's arithmetic overflows.
-    const std::vector<double> near_vacuum{1e-300, 0.0, 0.0, 0.0, 2.5};
-    std::copy(near_vacuum.begin(), near_vacuum.end(), q.begin() + 5 * 20);
-    h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, q);
-    file.close();
-  }
+  // At rest with p = 1: a valid state, but 1e-300 is a density near 0, and the flux's arithmetic overflows.
+  set_node_state(mesh, {1e-300, 0.0, 0.0, 0.0, 2.5});
   const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
   expect_error_line(outcome, 2, {"J.h5", "/jacobian/adiag[", "is NaN, not a finite number", "density near 0"});
   EXPECT_FALSE(contains(outcome.err, "exceeds the range")) << outcome.err;
@@ -964,18 +966,10 @@ TEST(OutputSafetyValues, ANanJacobianIsCalledNotFiniteAndBlamesADensityNearZero)
 TEST(OutputSafetyValues, AJacobianPastFloat32FromATinyDensityNamesADensityNearZero) {
   const TempDir folder;
   const std::string mesh = copy_of_mesh(folder);
-  {
-    h5::File file = h5::File::open(mesh, h5::File::Mode::kReadWrite);
-    const h5::DatasetInfo info = h5::describe_dataset(file, "/state/Q");
-    std::vector<double> q = h5::read<double>(file, info);
-    // A moving flow with a density of 1e-100: the blocks grow as 1 / density past float32's 3.4e38 (inf, not NaN),
-    // while the mesh and the rest of the state are ordinary.
-    const double rho = 1e-100;
-    const std::vector<double> tiny{rho, rho * 0.8, rho * 0.1, 0.0, 0.7 / 0.4 + 0.5 * rho * 0.65};
-    std::copy(tiny.begin(), tiny.end(), q.begin() + 5 * 20);
-    h5::write_rows(file, "/state/Q", {{0, info.shape.front()}}, q);
-    file.close();
-  }
+  // A moving flow with a density of 1e-100: the blocks grow as 1 / density past float32's 3.4e38 (inf, not NaN),
+  // while the mesh and the rest of the state are ordinary.
+  const double rho = 1e-100;
+  set_node_state(mesh, {rho, rho * 0.8, rho * 0.1, 0.0, 0.7 / 0.4 + 0.5 * rho * 0.65});
   const Outcome outcome = fluxjac(quick_run({"--mesh", mesh, "--output", folder.file("J.h5")}));
   expect_error_line(outcome, 2, {"J.h5", "not a finite number", "a density near 0 in the state"});
   EXPECT_EQ(names_in(folder.path()), std::vector<std::string>{"m.h5"});
