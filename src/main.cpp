@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 
 #include "cli/cli.hpp"
 #include "ranks/communicator.hpp"
@@ -37,8 +36,6 @@ int main(int argc, char** argv) {
   // one.
   const fluxjac::MpiSession mpi(argc, argv);
   const int exit_code = fluxjac::run_cli(argc, argv);
-  // How long a rank that is done waits for the others before it ends the job (docs/design.md, "Many GPUs",
-  // "Errors"); tests shorten it.
-  const char* patience = std::getenv("FLUXJAC_EXIT_PATIENCE_SECONDS");
-  return fluxjac::Communicator::world().leave(exit_code, patience ? std::atof(patience) : 60.0);
+  // A rank that is done waits for the others at most the exit patience (docs/design.md, "Many GPUs", "Errors").
+  return fluxjac::Communicator::world().leave(exit_code, fluxjac::exit_patience_seconds());
 }

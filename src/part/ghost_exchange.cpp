@@ -17,12 +17,16 @@ void GhostExchange::prepare(const StateBuffer& state) {
   host_prepared_ = true;
 }
 
-double GhostExchange::refresh(const StateBuffer& state) {
-  if (comm_.size() == 1) return 0.0;  // one rank owns every node: nothing to exchange
+void GhostExchange::require_prepared(const StateBuffer& state) const {
   // The same on every rank (every rank prepares alike): all fail here, before any exchange.
   if (state.on_device ? !device_ : !host_prepared_)
     fail(ExitCode::kRuntime, "the ghost exchange of {} states was not prepared before its first exchange",
          state.on_device ? "GPU" : "host");
+}
+
+double GhostExchange::refresh(const StateBuffer& state) {
+  if (comm_.size() == 1) return 0.0;  // one rank owns every node: nothing to exchange
+  require_prepared(state);
   if (state.on_device) {
     transport_ = device_->transport();
     return device_->refresh(state.data);
@@ -39,7 +43,7 @@ double GhostExchange::refresh_overlapped(const StateBuffer& state, const std::fu
     meanwhile();
     return milliseconds;
   }
-  if (!device_) fail(ExitCode::kRuntime, "the ghost exchange of GPU states was not prepared before its first exchange");
+  require_prepared(state);
   transport_ = device_->transport();
   const auto start = std::chrono::steady_clock::now();
   device_->start(state.data);

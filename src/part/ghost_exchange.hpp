@@ -57,6 +57,9 @@ class GhostExchange {
   const std::string& transport() const { return transport_; }
 
  private:
+  /// Fails unless prepare made what exchanges of state need.
+  void require_prepared(const StateBuffer& state) const;
+
   const Communicator& comm_;
   const HaloPlan& halo_;
   std::unique_ptr<DeviceGhostExchange> device_;

@@ -24,6 +24,11 @@
 
 namespace fluxjac {
 
+double exit_patience_seconds() {
+  const char* text = std::getenv("FLUXJAC_EXIT_PATIENCE_SECONDS");
+  return text ? std::atof(text) : 60.0;
+}
+
 #if defined(FLUXJAC_WITH_MPI)
 namespace {
 
@@ -86,8 +91,7 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   // MPI's start-up is watched: Open MPI whose shared memory cannot be mapped on one rank (too little memory under
   // `ulimit -v`) can wait for ever in the first collective. Past the exit patience (FLUXJAC_EXIT_PATIENCE_SECONDS,
   // 60 s) the rank ends with its line and exit code 4, and mpirun ends the others.
-  const char* patience_text = std::getenv("FLUXJAC_EXIT_PATIENCE_SECONDS");
-  const double patience = patience_text ? std::atof(patience_text) : 60.0;
+  const double patience = exit_patience_seconds();
   const auto started = std::make_shared<std::atomic<bool>>(false);
   const auto env_int = [](const char* name) {
     const char* text = std::getenv(name);

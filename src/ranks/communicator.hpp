@@ -20,6 +20,10 @@ namespace fluxjac {
 /// \brief True when this build runs under MPI (FLUXJAC_MPI).
 bool mpi_available();
 
+/// \brief How long a rank waits for the others before it ends the job, at its last step (Communicator::leave) and in
+/// MPI's start-up (MpiSession): FLUXJAC_EXIT_PATIENCE_SECONDS, 60 s unless set (tests shorten it).
+double exit_patience_seconds();
+
 /// \brief Starts MPI for the life of the object (main holds one), or does nothing in a build without MPI.
 class MpiSession {
  public:
@@ -135,7 +139,7 @@ class Communicator {
   /// \brief The last step of every rank (main): returns exit_code once every rank has come this far. A rank that
   /// left with an error the others did not share would otherwise wait forever in MPI_Finalize while they wait in
   /// a step it left; after `patience_seconds` it ends the whole job instead (MPI_Abort with its exit code).
-  int leave(int exit_code, double patience_seconds = 60.0) const;
+  int leave(int exit_code, double patience_seconds = exit_patience_seconds()) const;
 
   /// \brief Ends the whole job after an error that not every rank can see (MPI_Abort); prints message first.
   [[noreturn]] void abort(const std::string& message, int exit_code) const;

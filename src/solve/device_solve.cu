@@ -314,7 +314,6 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   std::optional<GhostExchange> exchange;
   // Many ranks: the rows whose Aoff blocks read no ghost column are multiplied while the ghost rows travel, the others
   // after them.
-  std::vector<std::int64_t> inner_rows, ghost_rows;
   DeviceArray<std::int64_t> inner, outer;
   if (layout) {
     local.allocate(static_cast<std::size_t>(local_nodes) * kBlock);
@@ -322,6 +321,7 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
     exchange.emplace(*ranks.comm, layout->halo);
     exchange->prepare(StateBuffer{local.data(), local_nodes, true});
     const std::vector<std::uint8_t> owned = layout->owned_mask();
+    std::vector<std::int64_t> inner_rows, ghost_rows;
     for (std::int64_t t = 0; t < n; ++t) {
       const std::int64_t i = layout->owned_node(t);
       bool reads_ghost = false;
