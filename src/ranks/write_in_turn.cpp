@@ -1,6 +1,7 @@
 #include "ranks/write_in_turn.hpp"
 
 #include <memory>
+#include <optional>
 
 #include "util/atomic_output.hpp"
 
@@ -9,15 +10,25 @@ namespace fluxjac {
 void write_in_turn(const Communicator& comm, const std::string& path,
                    const std::function<void(const std::string& temporary)>& create,
                    const std::function<void(const std::string& temporary)>& write_own) {
-  std::unique_ptr<AtomicOutput> output;
+  // Every rank covers rank 0's temporary (removes it on SIGINT, SIGTERM or SIGHUP) before the file exists: a rank 0
+  // ended by SIGKILL at any instant of the write leaves it to the others, whom mpirun then sends SIGTERM.
+  std::optional<RemovedOnSignal> covered;
   std::string temporary;
+  const auto cover = [&] {
+    comm.broadcast(temporary);
+    covered.emplace(temporary);
+    comm.barrier();
+  };
+  std::unique_ptr<AtomicOutput> output;
   if (comm.is_root()) {
-    output = std::make_unique<AtomicOutput>(path);
-    temporary = output->temporary_path();
+    output = std::make_unique<AtomicOutput>(path, [&](const std::string& name) {
+      temporary = name;
+      cover();
+    });
     create(temporary);
+  } else {
+    cover();
   }
-  comm.broadcast(temporary);
-  const RemovedOnSignal covered(temporary);  // every rank removes it on SIGINT, SIGTERM or SIGHUP
   // One rank at a time: serial HDF5 has one writer. A rank that fails meets the others at its guard, while they wait
   // in the barrier, and rank 0's output then removes the temporary.
   for (int writer = 0; writer < comm.size(); ++writer) {

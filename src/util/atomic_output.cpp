@@ -167,14 +167,18 @@ RemovedOnSignal::RemovedOnSignal(const std::string& path) : slot_(register_tempo
 
 RemovedOnSignal::~RemovedOnSignal() { unregister_temporary(slot_); }
 
-AtomicOutput::AtomicOutput(std::string final_path)
+AtomicOutput::AtomicOutput(std::string final_path, const std::function<void(const std::string& temporary)>& announce)
     : final_path_(std::move(final_path)), target_(output_target(final_path_)) {
   target_->confirm();
   const int folder = target_->folder_descriptor();
   for (int attempt = 0;; ++attempt) {
     temporary_name_ = target_->name() + ".tmp-" + unique_suffix();
     temporary_path_ = target_->path_in_folder(temporary_name_);
+    struct stat existing {};
+    if (announce && attempt < 8 && ::fstatat(folder, temporary_name_.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0)
+      continue;                                            // announced names are final: pick one that is free now
     registry_slot_ = register_temporary(temporary_path_);  // before the file exists: no instant without cover
+    if (announce) announce(temporary_path_);
     const int descriptor =
         ::openat(folder, temporary_name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (descriptor >= 0) {
@@ -184,7 +188,7 @@ AtomicOutput::AtomicOutput(std::string final_path)
     }
     const int error_number = errno;
     unregister_temporary(std::exchange(registry_slot_, -1));
-    if (error_number != EEXIST || attempt == 8)
+    if (error_number != EEXIST || attempt == 8 || announce)
       fail(ExitCode::kRuntime, "{}: cannot create a temporary file in folder {}: {}", target_->shown(),
            target_->folder(), std::strerror(error_number));
   }

@@ -1,6 +1,7 @@
 // fluxjac — all-or-nothing output files: write to a temporary beside the target, rename on success.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,8 +27,12 @@ class AtomicOutput {
  public:
   /// \brief Creates an empty "<target>.tmp-<pid>-<random>" (a name no other process, here or on another node
   /// sharing the folder, will pick); Error(kUsage) for a name OutputTarget::resolve refuses, Error(kRuntime) when
-  /// the target changed since its check (OutputTarget::confirm) or the temporary cannot be created.
-  explicit AtomicOutput(std::string final_path);
+  /// the target changed since its check (OutputTarget::confirm) or the temporary cannot be created. `announce`, when
+  /// given, is called with the temporary's path after its name is chosen and before the file exists (write_in_turn
+  /// has every rank cover it first, RemovedOnSignal); the name is then one that does not exist, and a file appearing
+  /// under it meanwhile is an error rather than a reason to pick another.
+  explicit AtomicOutput(std::string final_path,
+                        const std::function<void(const std::string& temporary)>& announce = nullptr);
   /// \brief Removes the temporary unless commit() succeeded (never throws).
   ~AtomicOutput();
   AtomicOutput(const AtomicOutput&) = delete;
