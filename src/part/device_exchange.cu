@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -56,7 +57,11 @@ class DeviceExchange final : public DeviceGhostExchange {
     receive_nodes_.upload(halo.receive_nodes.data(), halo.receive_nodes.size());
     send_rows_.allocate(halo.send_nodes.size() * kBlock);
     receive_rows_.allocate(halo.receive_nodes.size() * kBlock);
-    FLUXJAC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // The highest priority: its few small kernels take the SMs as the default stream's blocks (a product of the
+    // rows without ghosts, meanwhile) retire, instead of after them.
+    int lowest = 0, highest = 0;
+    FLUXJAC_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    FLUXJAC_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, highest));
     FLUXJAC_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
     FLUXJAC_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     FLUXJAC_CUDA_CHECK(cudaGetDeviceCount(&devices_));
@@ -104,12 +109,12 @@ class DeviceExchange final : public DeviceGhostExchange {
     // The assembly before ran on the default stream: the states must not change under it.
     FLUXJAC_CUDA_CHECK(cudaDeviceSynchronize());
     const auto start_time = std::chrono::steady_clock::now();
-    start(state);
+    start(state, [] {});
     FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time).count();
   }
 
-  void start(double* state) override {
+  void start(double* state, const std::function<void()>& meanwhile) override {
     // On the exchange's own stream, after the work already on the default stream (which wrote the rows it sends).
     FLUXJAC_CUDA_CHECK(cudaEventRecord(ready_, 0));
     FLUXJAC_CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_, 0));
@@ -118,6 +123,10 @@ class DeviceExchange final : public DeviceGhostExchange {
     if (sends > 0)
       gather_rows<<<grid_for(sends), 256, 0, stream_>>>(state, send_nodes_.data(), sends, send_rows_.data());
     FLUXJAC_CUDA_CHECK_LAUNCH();
+    if (!use_nccl_ && sends > 0)
+      FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(host_send_.data(), send_rows_.data(), host_send_.size() * sizeof(double),
+                                         cudaMemcpyDeviceToHost, stream_));
+    meanwhile();  // on the device before the host meets the other ranks
     if (use_nccl_) {
 #if defined(FLUXJAC_WITH_NCCL)
       comm_.barrier();  // NCCL carries no failures: a rank that failed since the last exchange ends this one
@@ -136,9 +145,6 @@ class DeviceExchange final : public DeviceGhostExchange {
       FLUXJAC_NCCL_CHECK(ncclGroupEnd());
 #endif
     } else {
-      if (sends > 0)
-        FLUXJAC_CUDA_CHECK(cudaMemcpyAsync(host_send_.data(), send_rows_.data(), host_send_.size() * sizeof(double),
-                                           cudaMemcpyDeviceToHost, stream_));
       FLUXJAC_CUDA_CHECK(cudaStreamSynchronize(stream_));
       exchange_packed_rows(comm_, halo_, host_send_.data(), host_receive_.data());
       if (receives > 0)

@@ -46,10 +46,9 @@ double GhostExchange::refresh_overlapped(const StateBuffer& state, const std::fu
   require_prepared(state);
   transport_ = device_->transport();
   const auto start = std::chrono::steady_clock::now();
-  device_->start(state.data);
+  device_->start(state.data, meanwhile);
   const double milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  meanwhile();
   device_->finish();
   return milliseconds;
 }

@@ -22,8 +22,10 @@ class DeviceGhostExchange {
   virtual double refresh(double* device_state) = 0;
   /// \brief Starts the exchange of a device state's ghost rows after the work already launched on the default stream,
   /// without waiting for the device (MPI via host waits for its transfers); `finish` makes the default stream's later
-  /// work wait for the ghost rows. Between them the default stream may run work that reads no ghost row.
-  virtual void start(double* device_state) = 0;
+  /// work wait for the ghost rows. `meanwhile` launches work on the default stream that reads no ghost row: it is
+  /// called once the rows to send are gathered, before the host meets the other ranks, so that the device runs it
+  /// while they meet.
+  virtual void start(double* device_state, const std::function<void()>& meanwhile) = 0;
   virtual void finish() = 0;
   /// "NCCL" or "MPI via host".
   virtual std::string transport() const = 0;

@@ -1,10 +1,12 @@
 #include "solve/device_solve.hpp"
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -58,58 +60,86 @@ struct Cublas {
   }
 };
 
-/// Block rows of M per thread block of the product: a warp each.
-constexpr int kRowsPerBlock = 8;
+/// Warps per thread block of the product and the Gauss-Seidel kernel.
+constexpr int kWarpsPerBlock = 8;
+/// \brief A block row of M is a segment of kSegmentLanes lanes, kRowsPerWarp rows per warp (lanes 30 and 31 idle):
+/// a warp keeps three rows' loads in flight. A warp per row (600 bytes of Aoff per step) took 0.49 ms on the
+/// paper-size mesh, two rows of 15 lanes 0.41 ms, three of 10 lanes 0.40 ms, six of 5 lanes 0.44 ms (docs/tuning.md,
+/// "The solve's block product").
+constexpr int kSlots = 2, kSegmentLanes = kBlock * kSlots, kRowsPerWarp = 32 / kSegmentLanes;
+constexpr int kRowsPerBlock = kWarpsPerBlock * kRowsPerWarp;
 
-/// \brief Row i of Aoff times v, by the warp of row i (lane = its lane): lane l < 30 takes row l % 5 of every sixth
-/// block of the row, so that the warp reads six consecutive blocks (600 bytes) at a time, and starts from `own`, its
-/// own part of the sum (0, or D's row for lanes 0-4 of the product). The lanes of one row are summed in a fixed order,
-/// so results are bitwise reproducible; lanes 0-4 return component `lane` of the row.
-__device__ __forceinline__ double warp_row_sum(std::int64_t i, int lane, const block_offset* __restrict__ row_ptr,
-                                               const node_index* __restrict__ col_idx, const float* __restrict__ aoff,
-                                               const double* v, double own) {
-  const int slot = lane / kBlock, row = lane % kBlock;
-  double sum = own;
-  if (lane < 6 * kBlock) {
-    const block_offset end = __ldg(&row_ptr[i + 1]);
-    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += 6) {
-      const double* vj = v + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
-      const float* block_row = aoff + k * kBlockEntries + kBlock * row;
-      for (int c = 0; c < kBlock; ++c) sum += static_cast<double>(__ldg(&block_row[c])) * vj[c];
-    }
-  }
-  // Lanes r, r + 5, ..., r + 25 hold row r's parts: fold 15 lanes over, then the lanes 5 and 10 over.
-  sum += __shfl_down_sync(0xffffffffu, sum, 15);
-  const double five = __shfl_down_sync(0xffffffffu, sum, 5), ten = __shfl_down_sync(0xffffffffu, sum, 10);
-  return sum + five + ten;
+/// Aoff's values as the product reads them: float32 as assembled, or bfloat16 (`--aoff-precision bf16`), widened.
+__device__ __forceinline__ double widen(float value) { return value; }
+__device__ __forceinline__ double widen(__nv_bfloat16 value) { return __bfloat162float(value); }
+
+/// \brief Where a lane works: row t (-1 for none) of the `count` rows of a launch (t = at, or listed[at] with a list),
+/// and its lane m of the row's segment.
+struct SegmentLane {
+  std::int64_t t = -1;
+  int m = 0;
+  int segment = 0;  ///< the segment's place in the warp
+};
+__device__ __forceinline__ SegmentLane segment_lane(std::int64_t count, const std::int64_t* __restrict__ listed) {
+  const int lane = threadIdx.x % 32;
+  SegmentLane at;
+  at.segment = lane / kSegmentLanes;
+  at.m = lane % kSegmentLanes;
+  const std::int64_t row =
+      (static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32) * kRowsPerWarp + at.segment;
+  if (at.segment < kRowsPerWarp && row < count) at.t = listed ? __ldg(&listed[row]) : row;
+  return at;
 }
 
-/// The local node of row t: row_nodes[t] on many ranks, t where every node is a row (row_nodes null).
+/// The local node of row t: row_nodes[t] on many ranks, t where every node is a row (row_nodes null); -1 for none.
 __device__ __forceinline__ std::int64_t row_node(const node_index* __restrict__ row_nodes, std::int64_t t) {
+  if (t < 0) return -1;
   return row_nodes ? static_cast<std::int64_t>(__ldg(&row_nodes[t])) : t;
 }
 
-/// \brief y = M x, one warp per block row t of node i (warp_row_sum): D_t x_i (D = Adiag + s I, float64, by row)
-/// plus the row's Aoff blocks (float32, widened) times x_j; x over every local node, y over the rows. Every row t < n,
-/// or with kListed the n rows of the list `listed` (the rows without a ghost column, or those with one).
-template <bool kListed>
-__global__ void __launch_bounds__(32 * kRowsPerBlock)
+/// \brief Row i of Aoff times v (i < 0: none) by its segment, lane m: lane m takes row m % 5 of every kSlots-th block
+/// of the row and starts from `own`, its own part of the sum (0, or D's row for lanes 0-4 of the product). The
+/// segment's lanes r, r + 5, ... are summed in a fixed order, so results are bitwise reproducible; lanes 0-4 return
+/// component m of the row. Every lane of the warp calls it (shuffles).
+template <class T>
+__device__ __forceinline__ double segment_row_sum(std::int64_t i, int m, const block_offset* __restrict__ row_ptr,
+                                                  const node_index* __restrict__ col_idx, const T* __restrict__ aoff,
+                                                  const double* v, double own) {
+  const int slot = m / kBlock, row = m % kBlock;
+  double sum = own;
+  if (i >= 0) {
+    const block_offset end = __ldg(&row_ptr[i + 1]);
+    for (block_offset k = __ldg(&row_ptr[i]) + slot; k < end; k += kSlots) {
+      const double* vj = v + kBlock * static_cast<std::int64_t>(__ldg(&col_idx[k]));
+      const T* block_row = aoff + k * kBlockEntries + kBlock * row;
+      for (int c = 0; c < kBlock; ++c) sum += widen(__ldg(&block_row[c])) * vj[c];
+    }
+  }
+  double total = sum;
+#pragma unroll
+  for (int s = 1; s < kSlots; ++s) total += __shfl_down_sync(0xffffffffu, sum, kBlock * s);
+  return total;
+}
+
+/// \brief y = M x, a segment per block row t of node i (segment_row_sum): D_t x_i (D = Adiag + s I, float64, by row)
+/// plus the row's Aoff blocks (float32 or bfloat16, widened) times x_j; x over every local node, y over the rows.
+/// Every row t < n, or with a list the n rows of `listed` (the rows without a ghost column, or those with one).
+template <class T>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
     block_product_kernel(std::int64_t n, const std::int64_t* __restrict__ listed,
                          const node_index* __restrict__ row_nodes, const block_offset* __restrict__ row_ptr,
                          const node_index* __restrict__ col_idx, const double* __restrict__ diagonal,
-                         const float* __restrict__ aoff, const double* __restrict__ x, double* __restrict__ y) {
-  const std::int64_t at = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
-  if (at >= n) return;
-  const std::int64_t t = kListed ? __ldg(&listed[at]) : at;
-  const std::int64_t i = row_node(row_nodes, t);
-  const int lane = threadIdx.x % 32;
+                         const T* __restrict__ aoff, const double* __restrict__ x, double* __restrict__ y) {
+  const SegmentLane at = segment_lane(n, listed);
+  if (__all_sync(0xffffffffu, at.t < 0)) return;
+  const std::int64_t i = row_node(row_nodes, at.t);
   double own = 0.0;
-  if (lane < kBlock) {
-    const double* row = diagonal + t * kBlockEntries + kBlock * lane;
+  if (at.t >= 0 && at.m < kBlock) {
+    const double* row = diagonal + at.t * kBlockEntries + kBlock * at.m;
     for (int c = 0; c < kBlock; ++c) own += __ldg(&row[c]) * __ldg(&x[kBlock * i + c]);
   }
-  const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, x, own);
-  if (lane < kBlock) y[kBlock * t + lane] = sum;
+  const double sum = segment_row_sum(i, at.m, row_ptr, col_idx, aoff, x, own);
+  if (at.t >= 0 && at.m < kBlock) y[kBlock * at.t + at.m] = sum;
 }
 
 /// to[row_nodes[t]] = from[t] (spread: rows to local nodes), or from[row_nodes[t]] into to[t] (gather), a thread per
@@ -125,25 +155,27 @@ __global__ void move_rows_kernel(std::int64_t n, const node_index* __restrict__ 
     to[item] = from[node];
 }
 
-/// \brief One color of a Gauss-Seidel sweep: for each row t of the color's list (node i), its warp forms
-/// r_t - sum_j Aoff_ij z_j (warp_row_sum) and lanes 0-4 write z_i = D_t^-1 of it; z over every local node. Nodes of
-/// one color share no edge, so each reads only z of other colors.
-__global__ void __launch_bounds__(32 * kRowsPerBlock)
+/// \brief One color of a Gauss-Seidel sweep: for each row t of the color's list (node i), its segment forms
+/// r_t - sum_j Aoff_ij z_j (segment_row_sum) and lanes 0-4 write z_i = D_t^-1 of it; z over every local node. Nodes
+/// of one color share no edge, so each reads only z of other colors.
+template <class T>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
     gauss_seidel_color_kernel(std::int64_t count, const std::int64_t* __restrict__ rows,
                               const node_index* __restrict__ row_nodes, const block_offset* __restrict__ row_ptr,
-                              const node_index* __restrict__ col_idx, const float* __restrict__ aoff,
+                              const node_index* __restrict__ col_idx, const T* __restrict__ aoff,
                               const double* __restrict__ inverse, const double* __restrict__ r, double* z) {
-  const std::int64_t at = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
-  if (at >= count) return;
-  const std::int64_t t = __ldg(&rows[at]), i = row_node(row_nodes, t);
-  const int lane = threadIdx.x % 32;
-  const double sum = warp_row_sum(i, lane, row_ptr, col_idx, aoff, z, 0.0);
-  const double rest = lane < kBlock ? __ldg(&r[kBlock * t + lane]) - sum : 0.0;
+  const SegmentLane at = segment_lane(count, rows);
+  if (__all_sync(0xffffffffu, at.t < 0)) return;
+  const std::int64_t i = row_node(row_nodes, at.t);
+  const double sum = segment_row_sum(i, at.m, row_ptr, col_idx, aoff, z, 0.0);
+  const bool own = at.t >= 0 && at.m < kBlock;
+  const double rest = own ? __ldg(&r[kBlock * at.t + at.m]) - sum : 0.0;
+  const int first = at.segment * kSegmentLanes;  // the segment's lane 0
   double value = 0.0;
   for (int c = 0; c < kBlock; ++c)
-    value += (lane < kBlock ? __ldg(&inverse[t * kBlockEntries + kBlock * lane + c]) : 0.0) *
-             __shfl_sync(0xffffffffu, rest, c);
-  if (lane < kBlock) z[kBlock * i + lane] = value;
+    value += (own ? __ldg(&inverse[at.t * kBlockEntries + kBlock * at.m + c]) : 0.0) *
+             __shfl_sync(0xffffffffu, rest, first + c);
+  if (own) z[kBlock * i + at.m] = value;
 }
 
 /// z_i = D_i^-1 r_i, a thread per (node, row).
@@ -275,14 +307,35 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   DeviceArray<node_index> row_nodes;
   DeviceArray<block_offset> row_ptr;
   DeviceArray<node_index> col_idx;
+  // Aoff as the solve holds it: float32, or bfloat16 (the values already rounded: apply_aoff_precision), whose bits
+  // are a float32's high half.
   DeviceArray<float> aoff;
+  DeviceArray<std::uint16_t> aoff_bf16;
+  const bool bf16 = options.aoff_precision == AoffPrecision::kBf16;
   DeviceArray<double> adiag, shift, diagonal, inverse, rhs, delta, local;
   DeviceArray<unsigned long long> singular;
   if (layout) row_nodes.upload(layout->owned_nodes.data(), layout->owned_nodes.size());
   const node_index* const rows = layout ? row_nodes.data() : nullptr;
   row_ptr.upload(pattern.row_ptr.data(), pattern.row_ptr.size());
   col_idx.upload(pattern.col_idx.data(), pattern.col_idx.size());
-  aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
+  if (bf16) {
+    std::vector<std::uint16_t> halves(jacobian.aoff.size());
+    for (std::size_t k = 0; k < jacobian.aoff.size(); ++k) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &jacobian.aoff[k], sizeof bits);
+      halves[k] = static_cast<std::uint16_t>(bits >> 16);
+    }
+    aoff_bf16.upload(halves.data(), halves.size());
+  } else {
+    aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
+  }
+  // Runs launch(Aoff on the device) with Aoff's element type.
+  const auto with_aoff = [&](const auto& launch) {
+    if (bf16)
+      launch(reinterpret_cast<const __nv_bfloat16*>(aoff_bf16.data()));
+    else
+      launch(static_cast<const float*>(aoff.data()));
+  };
   adiag.upload(jacobian.adiag.data(), jacobian.adiag.size());
   shift.upload(shift_local.data(), shift_local.size());
   diagonal.allocate(static_cast<std::size_t>(n) * kBlockEntries);
@@ -340,16 +393,19 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
     colored_rows.upload(coloring.nodes.data(), coloring.nodes.size());
   }
   double exchange_ms = 0.0;
+  const auto launch_product = [&](std::int64_t count, const std::int64_t* listed, const double* x, double* y) {
+    if (count == 0) return;
+    with_aoff([&](const auto* a) {
+      block_product_kernel<<<grid(count, kRowsPerBlock), 32 * kWarpsPerBlock>>>(
+          count, listed, rows, row_ptr.data(), col_idx.data(), diagonal.data(), a, x, y);
+    });
+  };
   const auto listed_product = [&](const DeviceArray<std::int64_t>& listed, const double* x, double* y) {
-    const auto count = static_cast<std::int64_t>(listed.size());
-    if (count > 0)
-      block_product_kernel<true><<<grid(count, kRowsPerBlock), 32 * kRowsPerBlock>>>(
-          count, listed.data(), rows, row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data(), x, y);
+    launch_product(static_cast<std::int64_t>(listed.size()), listed.data(), x, y);
   };
   const auto product = [&](const double* x, double* y) {
     if (!layout) {
-      block_product_kernel<false><<<grid(n, kRowsPerBlock), 32 * kRowsPerBlock>>>(
-          n, nullptr, nullptr, row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data(), x, y);
+      launch_product(n, nullptr, x, y);
       return;
     }
     move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, true, x, local.data());
@@ -368,9 +424,10 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
     for (int sweep = 0; sweep < options.sweeps; ++sweep)
       for (int c = 0; c < coloring.colors(); ++c) {
         const std::int64_t first = coloring.color_start[c], count = coloring.color_start[c + 1] - first;
-        gauss_seidel_color_kernel<<<grid(count, kRowsPerBlock), 32 * kRowsPerBlock>>>(
-            count, colored_rows.data() + first, rows, row_ptr.data(), col_idx.data(), aoff.data(), inverse.data(), r,
-            swept);
+        with_aoff([&](const auto* a) {
+          gauss_seidel_color_kernel<<<grid(count, kRowsPerBlock), 32 * kWarpsPerBlock>>>(
+              count, colored_rows.data() + first, rows, row_ptr.data(), col_idx.data(), a, inverse.data(), r, swept);
+        });
       }
     if (layout) move_rows_kernel<<<grid(n * kBlock, 256), 256>>>(n, rows, false, swept, z);
   };
@@ -405,6 +462,10 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   if (options.cusparse) {
     if (layout) fail(ExitCode::kUsage, "--cusparse times one GPU's product of the whole M: run it without mpirun");
     inverse.allocate(0);  // the preconditioner's blocks: room for cuSPARSE's matrices
+    if (bf16) {           // cuSPARSE takes no bfloat16 blocks: it multiplies the same values in float32
+      aoff_bf16.allocate(0);
+      aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
+    }
     const DeviceBlockMatrix matrix{n, pattern.nnz(), row_ptr.data(), col_idx.data(), diagonal.data(), aoff.data()};
     outcome.cusparse = time_cusparse_products(matrix, delta.data(), scratch.data());
   }
