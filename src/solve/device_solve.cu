@@ -222,8 +222,14 @@ class DeviceSpace {
   DeviceSpace(std::size_t n, const Communicator* comm) : n_(n), sums_(comm) {
     check_cublas(Cublas::get().create(&handle_), "cublasCreate");
     coefficients_.allocate(1024);
+    FLUXJAC_CUDA_CHECK(cudaMallocHost(&staged_, 1024 * sizeof(double)));
+    FLUXJAC_CUDA_CHECK(cudaEventCreateWithFlags(&staged_sent_, cudaEventDisableTiming));
   }
-  ~DeviceSpace() { Cublas::get().destroy(handle_); }
+  ~DeviceSpace() {
+    cudaEventDestroy(staged_sent_);
+    cudaFreeHost(staged_);
+    Cublas::get().destroy(handle_);
+  }
   DeviceSpace(const DeviceSpace&) = delete;
   DeviceSpace& operator=(const DeviceSpace&) = delete;
 
@@ -271,7 +277,12 @@ class DeviceSpace {
   /// x += sign * sum_i c[i] V_i
   void combine(const Basis& basis, std::size_t count, const double* c, double* x, double sign) const {
     if (count == 0) return;
-    FLUXJAC_CUDA_CHECK(cudaMemcpy(coefficients_.data(), c, count * sizeof(double), cudaMemcpyHostToDevice));
+    // Through pinned memory, so that the host does not wait for the device here (the copy before has ended).
+    FLUXJAC_CUDA_CHECK(cudaEventSynchronize(staged_sent_));
+    std::memcpy(staged_, c, count * sizeof(double));
+    FLUXJAC_CUDA_CHECK(
+        cudaMemcpyAsync(coefficients_.data(), staged_, count * sizeof(double), cudaMemcpyHostToDevice, nullptr));
+    FLUXJAC_CUDA_CHECK(cudaEventRecord(staged_sent_, nullptr));
     const double one = 1.0;
     check_cublas(Cublas::get().gemv(handle_, CUBLAS_OP_N, length(), static_cast<int>(count), &sign, basis.data(),
                                     length(), coefficients_.data(), 1, &one, x, 1),
@@ -281,6 +292,8 @@ class DeviceSpace {
   RankSums sums_;
   cublasHandle_t handle_ = nullptr;
   DeviceArray<double> coefficients_;
+  double* staged_ = nullptr;           ///< pinned host copy of the coefficients combine uploads
+  cudaEvent_t staged_sent_ = nullptr;  ///< the end of its last upload
 };
 
 }  // namespace

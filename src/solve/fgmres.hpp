@@ -59,15 +59,13 @@ KrylovResult fgmres(Space& space, const LinearMap& product, const LinearMap& pre
     std::size_t j = 0;
     for (; j < m && result.iterations < options.max_iterations; ++j) {
       precondition(space.column(v, j), space.column(z, j));
-      product(space.column(z, j), work);
-      space.project(v, j + 1, work, column.data());   // h = V^T w
-      space.subtract(v, j + 1, column.data(), work);  // w -= V h
+      double* const next = space.column(v, j + 1);  // w, orthogonalized and scaled in place: v_{j+1}
+      product(space.column(z, j), next);
+      space.project(v, j + 1, next, column.data());   // h = V^T w
+      space.subtract(v, j + 1, column.data(), next);  // w -= V h
       for (std::size_t i = 0; i <= j; ++i) H(i, j) = column[i];
-      H(j + 1, j) = space.norm(work);
-      if (H(j + 1, j) > 0.0) {
-        space.copy(work, space.column(v, j + 1));
-        space.scale(1.0 / H(j + 1, j), space.column(v, j + 1));
-      }
+      H(j + 1, j) = space.norm(next);
+      if (H(j + 1, j) > 0.0) space.scale(1.0 / H(j + 1, j), next);
       for (std::size_t i = 0; i < j; ++i) {  // the earlier rotations on the new column
         const double upper = cosine[i] * H(i, j) + sine[i] * H(i + 1, j);
         H(i + 1, j) = -sine[i] * H(i, j) + cosine[i] * H(i + 1, j);
