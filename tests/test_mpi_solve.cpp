@@ -2,20 +2,24 @@
 // The solve on many ranks (docs/design.md, "The solve", "Many ranks"): `mpirun -np 2` and `-np 3 fluxjac solve` with
 // the CPU reference and block Jacobi take one process's iterations and give its dQ to 1e-10 (the ranks' sums of dot
 // products are added in another order), and write one file whose Jacobian and shift equal one process's bit for
-// bit; multicolor Gauss-Seidel sweeps each rank's own nodes, converges and says so. Skips with a message in a build
-// without MPI.
+// bit; multicolor Gauss-Seidel sweeps each rank's own nodes, converges and says so; the parts the ranks make for the
+// solve (a spec generated in slabs, a file partitioned by them) balance rows, not node-assembly work. Skips with a
+// message in a build without MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "mesh/generator.hpp"
+#include "partition/graph_partition.hpp"
 #include "partition/partition.hpp"
 #include "solve_file.hpp"
 #include "test_support.hpp"
@@ -116,6 +120,62 @@ TEST(MpiSolve, ABenchSweepOfGaussSeidelSolvesOnRanksSaysTheyDependOnTheRankCount
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("mcgs on more than one rank: each rank sweeps its own nodes"), std::string::npos)
       << result.output;
+}
+
+/// What rank 0's partition line (part/local_part.cpp) says of two ranks' parts.
+struct PartitionLine {
+  std::string source;           ///< how the parts were made, with what they balance
+  double node_imbalance = 0.0;  ///< max owned nodes over their mean
+};
+
+PartitionLine partition_line(const std::string& output) {
+  static const std::regex line(R"(partition \((.*)\): 2 ranks, .*imbalance [0-9.]+ \(edges\), ([0-9.]+) \(nodes\))");
+  std::smatch match;
+  if (!std::regex_search(output, match, line)) {
+    ADD_FAILURE() << "no partition line in:\n" << output;
+    return {};
+  }
+  return {match[1], std::stod(match[2])};
+}
+
+TEST(MpiSolve, TheRanksPartsBalanceRowsGeneratedInSlabsOrPartitionedFromAFile) {
+  SKIP_WITHOUT_MPI();
+  const TempDir dir;
+  const std::string rows = balance_phrase(PartBalance::kRows);
+  {
+    SCOPED_TRACE("mixed:13:rcm, generated in parts");
+    // Slabs of equal node-assembly work would hold 8 and 6 of the 14 node planes (the prism planes have fewer edges):
+    // the difference is real on this spec.
+    BoxMeshSpec spec;
+    spec.kind = MeshKind::kMixed;
+    spec.n = 13;
+    const std::vector<int> assembly = box_slab_planes(spec, 2);
+    EXPECT_GT(std::max(assembly[1], assembly[2] - assembly[1]) / 7.0, 1.05) << assembly[1];
+    const CommandResult solved = test::run_fluxjac_mpi(
+        2, solve_args("mixed:13:rcm", "pbjacobi", dir.file("spec.h5"), "", false) + " --cache '" + dir.file("c") + "'");
+    ASSERT_EQ(solved.exit_code, 0) << solved.output;
+    const PartitionLine line = partition_line(solved.output);
+    EXPECT_NE(line.source.find("box slabs along z"), std::string::npos) << line.source;
+    EXPECT_NE(line.source.find(rows), std::string::npos) << line.source;
+    EXPECT_LE(line.node_imbalance, 1.05) << solved.output;
+  }
+  if (!ptscotch_available() && !metis_available()) GTEST_SKIP() << "this build has no partitioner: the file is skipped";
+  {
+    SCOPED_TRACE("a file the ranks partition (PT-Scotch, or METIS on rank 0)");
+    const std::string mesh = make_mesh(dir, "--kind mixed --n 12 --order rcm");
+    const CommandResult solved = test::run_fluxjac_mpi(2, solve_args(mesh, "pbjacobi", dir.file("file.h5"), "", false));
+    ASSERT_EQ(solved.exit_code, 0) << solved.output;
+    const PartitionLine line = partition_line(solved.output);
+    EXPECT_NE(line.source.find(rows), std::string::npos) << line.source;
+    EXPECT_LE(line.node_imbalance, 1.05) << solved.output;
+    // `run` on the same file balances node-assembly work, which leaves the rows unequal here.
+    const CommandResult ran =
+        test::run_fluxjac_mpi(2, fmt::format("run --mesh {} --variant reference --warmup 0 --reps 1", mesh));
+    ASSERT_EQ(ran.exit_code, 0) << ran.output;
+    const PartitionLine assembly = partition_line(ran.output);
+    EXPECT_NE(assembly.source.find(balance_phrase(PartBalance::kAssembly)), std::string::npos) << assembly.source;
+    EXPECT_GT(assembly.node_imbalance, 1.05) << ran.output;
+  }
 }
 
 TEST(MpiSolve, ABadOptionIsRefusedOnEveryRankWithNothingWritten) {

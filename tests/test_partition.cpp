@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -712,6 +713,53 @@ TEST_F(PartitionCommand, PartitioningAPartitionedFileKeepsTheOriginalIds) {
   for (std::int64_t node = 0; node < twice.n_nodes; ++node)
     for (int k = 0; k < 3; ++k)
       ASSERT_EQ(twice.coords[3 * node + k], original.coords[3 * layout.original_node[node] + k]) << node;
+}
+
+TEST_F(PartitionCommand, ABadBalanceGivesOneLineAndNoOutput) {
+  const CommandResult result = run_fluxjac(fmt::format("mesh partition {} --parts 2 --balance nodes -o {}",
+                                                       shell_quoted(mesh_), shell_quoted(folder_.file("p.h5"))));
+  expect_error(result, 3, {"unknown --balance 'nodes': use assembly or rows"});
+  expect_no_output(folder_, "p.h5");
+}
+
+/// The /partition attribute `method` of a partitioned file.
+std::string recorded_method(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  return h5::read_string_attribute(file, kPartitionGroup, "method").value_or("method not recorded");
+}
+
+TEST(PartitionBalance, RowsGivePartsOfEqualNodeCountsWhereAssemblyWorkDoesNot) {
+  if (!metis_available()) GTEST_SKIP() << kNoMetis;
+  const TempDir folder;
+  // The mixed box: prism layers below with fewer edges per node than the tetrahedra above.
+  const std::string mesh = folder.file("mixed.h5");
+  const CommandResult made = run_fluxjac("mesh gen -q --kind mixed --n 12 -o " + shell_quoted(mesh));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  std::map<std::string, PartitionStatistics> statistics;
+  for (const auto& [name, balance] : std::vector<std::pair<std::string, std::optional<PartBalance>>>{
+           {"default", std::nullopt}, {"assembly", PartBalance::kAssembly}, {"rows", PartBalance::kRows}}) {
+    SCOPED_TRACE(name);
+    const std::string out = folder.file(name + ".h5");
+    const CommandResult result = run_fluxjac(
+        fmt::format("mesh partition {} --parts 2{} -o {}", shell_quoted(mesh),
+                    balance ? fmt::format(" --balance {}", to_string(*balance)) : std::string(), shell_quoted(out)));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    // The method says what the parts balance, in the table's header and in the file.
+    const std::string phrase = balance_phrase(balance.value_or(PartBalance::kAssembly));
+    EXPECT_NE(result.output.find(phrase), std::string::npos) << result.output;
+    EXPECT_NE(recorded_method(out).find(phrase), std::string::npos) << recorded_method(out);
+    const EdgeMesh partitioned = read_edge_mesh(out);
+    const PartitionLayout layout = read_partition(out);
+    check_partition_against_mesh(out, partitioned, layout);
+    statistics[name] = partition_statistics(partitioned, layout);
+  }
+  // METIS balances the vertex weights within its 3% (ufactor 30): rows balances the node counts; node-assembly work
+  // balances the incident edges, and on this mesh leaves the node counts far apart.
+  EXPECT_LE(statistics["rows"].node_imbalance, 1.05);
+  EXPECT_LE(statistics["assembly"].edge_imbalance, 1.05);
+  EXPECT_GT(statistics["assembly"].node_imbalance, 1.05) << "the balances do not differ on this mesh";
+  EXPECT_EQ(statistics["default"].node_imbalance, statistics["assembly"].node_imbalance);
+  EXPECT_EQ(statistics["default"].edge_cut, statistics["assembly"].edge_cut);
 }
 
 // ---- one home for the checks: the whole file and each rank's part ----------------------------------------------

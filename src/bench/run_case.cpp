@@ -108,15 +108,17 @@ ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& me
 }
 
 PreparedMesh prepare_mesh_source(const MeshSource& source, const std::string& state_file, const Note& note,
-                                 const Communicator& comm) {
+                                 const Communicator& comm, PartBalance balance) {
   if (Communicator::world().distributed() && source.spec && state_file.empty()) {
     PartSource generated;
     generated.spec = *source.spec;
+    generated.balance = balance;
     return prepare_mesh(source.name, generated, source.order, note, comm);
   }
   if (comm.is_root()) ensure_mesh_file(source, note);  // one rank makes a missing mesh
   comm.barrier();                                      // the others wait, then read it
-  return prepare_mesh(source.name, PartSource{source.file, state_file, std::nullopt, false}, source.order, note, comm);
+  return prepare_mesh(source.name, PartSource{source.file, state_file, std::nullopt, false, balance}, source.order,
+                      note, comm);
 }
 
 ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orientation, const Note& note) {

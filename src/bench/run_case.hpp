@@ -46,8 +46,10 @@ PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, con
 /// \brief prepare_mesh for a mesh source (collective): under mpirun a generator spec without a state file is
 /// generated in parts, one per rank (a one-rank case too, so that every rank count's mesh is made one way: no file, no
 /// rank holding the whole mesh); otherwise rank 0 makes a missing file (the cache) and every rank reads its part.
+/// Parts made here (generated, or a file the ranks partition) balance `balance` (PartSource::balance): `run` and
+/// `bench` node-assembly work, `solve` rows.
 PreparedMesh prepare_mesh_source(const MeshSource& source, const std::string& state_file, const Note& note,
-                                 const Communicator& comm);
+                                 const Communicator& comm, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief The Jacobian runs are validated against, and where it came from: values on the mesh's pattern, of which
 /// the owned rows are the reference (all rows on one process).

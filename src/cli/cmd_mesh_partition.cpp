@@ -60,23 +60,28 @@ int partition_command(const PartitionRequest& request) {
 void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   auto request = std::make_shared<PartitionRequest>();
   auto strategy = std::make_shared<std::string>("default");
+  auto balance = std::make_shared<std::string>(to_string(PartBalance::kAssembly));
   CLI::App* partition = add_command(
       mesh,
       {"partition",
        "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
-       "weighted by 1 + degree, minimum edge cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
+       "weighted by 1 + degree, node assembly's work, or with --balance rows by 1, the solve's rows; minimum edge "
+       "cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
        "on all ranks, each reading and writing only its slices (the input then needs a state). Nodes renumbered so "
        "that each part owns a contiguous range (in the order they had), edges sorted by the part of their L node, each "
        "part's ghost nodes and halo edges listed. The output is an ordinary edge mesh (every command reads it) plus "
        "the group /partition (docs/formats.md), whose original_node maps back to the input numbering. Prints per part "
        "the owned nodes and edges, the halo edges (owned elsewhere, needed by its rows), ghosts and cut edges, then "
-       "the edge cut and the imbalance.",
+       "the edge cut and the imbalance. The file's /partition attribute method records the partitioner and what it "
+       "balanced.",
        "Example:\n"
        "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"
        "  fluxjac mesh partition box.h5 --parts 4 -o box-4.h5\n"
+       "  fluxjac mesh partition box.h5 --parts 4 --balance rows -o box-4-rows.h5   # for fluxjac solve\n"
        "  fluxjac info box-4.h5"},
-      action, [request, strategy](const CLI::App&) {
+      action, [request, strategy, balance](const CLI::App&) {
         request->strategy = parse_named<ScotchStrategy>(*strategy, "PT-Scotch strategy");
+        request->balance = parse_named<PartBalance>(*balance, "--balance");
         return partition_command(*request);
       });
   partition->add_option("mesh", request->input, "input edge mesh (.h5, partitioned or not)")->required();
@@ -88,6 +93,13 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
       ->add_option("--scotch-strategy", *strategy,
                    fmt::format("PT-Scotch's strategy under mpirun: {} (default: default; one process uses METIS)",
                                name_list<ScotchStrategy>()))
+      ->option_text("NAME");
+  partition
+      ->add_option("--balance", *balance,
+                   fmt::format("what the parts balance: {} (default: assembly): assembly weighs each node 1 + its "
+                               "degree, the work of its row in node assembly (run, bench); rows weighs each 1, the "
+                               "rows of fluxjac solve's product and vectors",
+                               name_list<PartBalance>()))
       ->option_text("NAME");
 }
 

@@ -258,10 +258,10 @@ constexpr double kAllocatorSlack = 1.1;
 
 }  // namespace
 
-double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts) {
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts, PartBalance balance) {
   BoxMeshSizes size = box_mesh_sizes(spec);
   if (parts > 1 && parts <= spec.n + 1) {
-    const std::vector<int> planes = box_slab_planes(spec, parts);
+    const std::vector<int> planes = box_slab_planes(spec, parts, balance);
     int held = 0;
     for (int r = 0; r < parts; ++r) {
       const BoxSlab slab = box_slab(spec, planes[r], planes[r + 1]);
@@ -285,14 +285,15 @@ double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts) {
   return kProgramBytes + kAllocatorSlack * std::max({cells_stage, dual_stage, ordering_stage, state_stage});
 }
 
-void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<AvailableMemory>& available, int parts) {
+void check_box_mesh_memory(const BoxMeshSpec& spec, const std::optional<AvailableMemory>& available, int parts,
+                           PartBalance balance) {
   if (!available) return;
-  const double needed = estimate_box_mesh_bytes(spec, parts);
+  const double needed = estimate_box_mesh_bytes(spec, parts, balance);
   const double have = static_cast<double>(available->bytes);
   if (needed <= have) return;
   BoxMeshSpec smaller = spec;
-  while (smaller.n > parts && estimate_box_mesh_bytes(smaller, parts) > have) --smaller.n;
-  const std::string advice = estimate_box_mesh_bytes(smaller, parts) <= have
+  while (smaller.n > parts && estimate_box_mesh_bytes(smaller, parts, balance) > have) --smaller.n;
+  const std::string advice = estimate_box_mesh_bytes(smaller, parts, balance) <= have
                                  ? fmt::format("use n <= {} here, or a machine with more memory", smaller.n)
                                  : std::string("free some memory or use a machine with more");
   fail(ExitCode::kUsage,
@@ -356,7 +357,7 @@ BoxSlab box_slab(const BoxMeshSpec& spec, int first_plane, int end_plane) {
   return {first_plane, end_plane, std::max(0, first_plane - 1), std::min(spec.n + 1, end_plane + 1), spec.n};
 }
 
-std::vector<double> box_plane_work(const BoxMeshSpec& spec) {
+std::vector<double> box_plane_work(const BoxMeshSpec& spec, PartBalance balance) {
   const double n = spec.n, side = n + 1;
   const int prism_layers = prism_layer_count(spec);
   const double in_plane = 2 * n * side + n * n;  // x and y axis edges, xy diagonals
@@ -364,19 +365,23 @@ std::vector<double> box_plane_work(const BoxMeshSpec& spec) {
     if (layer < 0 || layer >= spec.n) return 0.0;
     return side * side + (layer >= prism_layers ? 2 * n * side + n * n : 0.0);
   };
+  // vertex_weight is affine in the degree: a plane weighs its nodes times the weight of degree 0 plus its degrees
+  // (twice its own edges, once those to each plane beside) times what one more edge adds; exact in integers.
+  const double per_node = vertex_weight(balance, 0.0), per_degree = vertex_weight(balance, 1.0) - per_node;
   std::vector<double> work(static_cast<std::size_t>(spec.n) + 1);
-  for (int k = 0; k <= spec.n; ++k) work[k] = side * side + 2 * in_plane + between(k - 1) + between(k);
+  for (int k = 0; k <= spec.n; ++k)
+    work[k] = side * side * per_node + (2 * in_plane + between(k - 1) + between(k)) * per_degree;
   return work;
 }
 
-std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts) {
+std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts, PartBalance balance) {
   const int planes = spec.n + 1;
   if (parts < 1 || parts > planes)
     fail(ExitCode::kUsage,
          "box mesh n = {} has {} node planes, fewer than the {} ranks that generate it one slab of planes each: use "
          "n >= {} or fewer ranks",
          spec.n, planes, parts, parts - 1);
-  const std::vector<double> work = box_plane_work(spec);
+  const std::vector<double> work = box_plane_work(spec, balance);
   std::vector<double> cumulative(work.size() + 1, 0.0);
   for (std::size_t k = 0; k < work.size(); ++k) cumulative[k + 1] = cumulative[k] + work[k];
   std::vector<int> offsets(static_cast<std::size_t>(parts) + 1, 0);

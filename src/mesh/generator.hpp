@@ -22,6 +22,7 @@
 #include "mesh/edge_mesh_extras.hpp"
 #include "mesh/element_mesh.hpp"
 #include "mesh/ordering.hpp"
+#include "mesh/part_balance.hpp"
 #include "mesh/progress.hpp"
 #include "util/memory.hpp"
 #include "util/named_enum.hpp"
@@ -70,15 +71,17 @@ int largest_box_mesh_n();
 /// median dual for natural order, the renumbering otherwise), counted from the exact node, cell and edge
 /// counts, with 10% for the allocator's slack, plus the program itself. Measured peaks (maximum resident set,
 /// tet, prism and mixed meshes of n = 40 to 100) are 5% to 20% below it. Generated in `parts` slabs
-/// (generate_part), the peak of the rank with the most held planes: the same stages scaled by its share of
-/// the node planes, its ghost planes included.
-double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts = 1);
+/// (generate_part), the peak of the rank with the most held planes (box_slab_planes under `balance`): the same
+/// stages scaled by its share of the node planes, its ghost planes included.
+double estimate_box_mesh_bytes(const BoxMeshSpec& spec, int parts = 1, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief Fails with ExitCode::kUsage, giving the estimate, the available memory and the largest n that
 /// fits, when estimate_box_mesh_bytes(spec) exceeds the available memory (unknown: no check).
-/// For `parts` slabs, the estimate and the memory are those of one rank (each rank checks its own host).
+/// For `parts` slabs balanced by `balance`, the estimate and the memory are those of one rank (each rank checks its
+/// own host).
 void check_box_mesh_memory(const BoxMeshSpec& spec,
-                           const std::optional<AvailableMemory>& available = available_memory(), int parts = 1);
+                           const std::optional<AvailableMemory>& available = available_memory(), int parts = 1,
+                           PartBalance balance = PartBalance::kAssembly);
 
 /// \brief Number of prism cell layers at the bottom of the box: 0 (tet), n (prism), n / 2 (mixed).
 int prism_layer_count(const BoxMeshSpec& spec);
@@ -115,13 +118,15 @@ BoxSlab whole_box_slab(const BoxMeshSpec& spec);
 /// \brief The slab owning node planes [first_plane, end_plane), with its ghost planes.
 BoxSlab box_slab(const BoxMeshSpec& spec, int first_plane, int end_plane);
 
-/// \brief The node-assembly work of each node plane (nodes + twice the edges in the plane + the edges to the planes
-/// beside it: the sum of 1 + degree over its nodes), from which slabs are balanced: prism layers have fewer edges.
-std::vector<double> box_plane_work(const BoxMeshSpec& spec);
+/// \brief The work of each node plane under `balance`, the sum of vertex_weight over its nodes, from which slabs are
+/// balanced: for kAssembly the node-assembly work, nodes + twice the edges in the plane + the edges to the planes
+/// beside it (the sum of 1 + degree), smaller in the prism layers, which have fewer edges; for kRows its nodes, the
+/// same in every plane.
+std::vector<double> box_plane_work(const BoxMeshSpec& spec, PartBalance balance = PartBalance::kAssembly);
 
-/// \brief Plane offsets [parts + 1] of `parts` slabs of about equal work (box_plane_work), each at least one plane;
-/// Error(kUsage) when the box has fewer than `parts` node planes.
-std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts);
+/// \brief Plane offsets [parts + 1] of `parts` slabs of about equal work (box_plane_work under `balance`), each at
+/// least one plane; Error(kUsage) when the box has fewer than `parts` node planes.
+std::vector<int> box_slab_planes(const BoxMeshSpec& spec, int parts, PartBalance balance = PartBalance::kAssembly);
 
 /// What the jitter rounds of a part ask of the other parts: whether any part still has an invalid cell (the
 /// rounds go on while one has), and its ghost planes' jitter scales from their owners (after each round's update

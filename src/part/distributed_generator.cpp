@@ -72,20 +72,21 @@ std::vector<node_index> part_order(const Communicator& comm, const BoxMeshSpec& 
 
 }  // namespace
 
-std::string generated_parts_method(const BoxMeshSpec& spec, int parts) {
+std::string generated_parts_method(const BoxMeshSpec& spec, int parts, PartBalance balance) {
   if (parts == 1) return fmt::format("box generated whole by one rank, {} order", to_string(spec.order));
-  return fmt::format("box slabs along z ({} parts, balanced by node-assembly work), {} order within each part", parts,
-                     to_string(spec.order));
+  return fmt::format("box slabs along z ({} parts balanced by {}), {} order within each part", parts,
+                     balance_phrase(balance), to_string(spec.order));
 }
 
-LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry, const Note& note) {
+LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry, const Note& note,
+                        PartBalance balance) {
   const Note root_note = comm.is_root() ? note : Note();
   restart_peak_resident();       // each step's peak is that of the generation, not of earlier work in the process
   std::vector<SetupStep> steps;  // into the part's partition summary once it exists
   std::vector<int> planes;
   validate_box_mesh_spec(spec);
-  planes = box_slab_planes(spec, comm.size());
-  check_box_mesh_memory(spec, available_memory(), comm.size());
+  planes = box_slab_planes(spec, comm.size(), balance);
+  check_box_mesh_memory(spec, available_memory(), comm.size(), balance);
 
   const int rank = comm.rank();
   const BoxSlab slab = box_slab(spec, planes[rank], planes[rank + 1]);
@@ -233,7 +234,7 @@ LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool 
     held_volumes = std::move(slab_mesh.volumes);
   }
   slab_mesh = EdgeMesh{};
-  LocalPart part = part_from_pieces(comm, std::move(own), generated_parts_method(spec, comm.size()),
+  LocalPart part = part_from_pieces(comm, std::move(own), generated_parts_method(spec, comm.size(), balance),
                                     fmt::format("box mesh {} n = {}", to_string(spec.kind), spec.n), note);
   if (keep_geometry) {
     part.original_ids = std::move(original_ids);

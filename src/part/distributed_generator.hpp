@@ -3,7 +3,8 @@
 // mpirun.
 //
 // Rank r owns a slab of node planes (box_slab_planes: consecutive planes of about equal node-assembly work, so that
-// the prism layers' planes, with fewer edges per node, come in larger slabs) and holds one ghost plane on each side
+// the prism layers' planes, with fewer edges per node, come in larger slabs; or, balancing rows for the solve, of
+// about equal node counts: mesh/part_balance.hpp) and holds one ghost plane on each side
 // with the cell layers between its held planes. It builds the nodes and cells of those planes with the serial
 // generator's code (build_box_slab_elements), and runs the jitter rounds together with the other ranks (whether any
 // cell is invalid: a sum; the ghost planes' jitter scales from their owners: one exchange per round), so every node
@@ -27,16 +28,18 @@
 
 namespace fluxjac {
 
-/// \brief The partition method a file of generated parts records: "box slabs along z (P parts, balanced by
-/// node-assembly work), ORDER within each part".
-std::string generated_parts_method(const BoxMeshSpec& spec, int parts);
+/// \brief The partition method a file of generated parts records: "box slabs along z (P parts balanced by vertex
+/// weight 1 + degree (node-assembly work)), ORDER order within each part" (balance_phrase of `balance`).
+std::string generated_parts_method(const BoxMeshSpec& spec, int parts, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief Generates this rank's part of the box mesh of spec (collective; see the file comment): make_part's source
 /// for a generator spec. keep_geometry keeps what a file of the parts holds: the coordinates of the owned and ghost
 /// nodes and the owned nodes' dual volumes in part.mesh, each owned node's natural id (original_ids) and boundary flag;
-/// a run needs none of them. The generation steps go to part.partition.steps. Checks the spec and the memory a rank
-/// needs (check_box_mesh_memory for comm.size() parts) first. A failure on any rank makes every rank throw the same
+/// a run needs none of them. The slabs balance by `balance` (box_slab_planes). The generation steps go to
+/// part.partition.steps. Checks the spec and the memory a rank needs (check_box_mesh_memory for comm.size() parts)
+/// first. A failure on any rank makes every rank throw the same
 /// Error. Progress lines (rank 0) go to note.
-LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry, const Note& note);
+LocalPart generate_part(const Communicator& comm, const BoxMeshSpec& spec, bool keep_geometry, const Note& note,
+                        PartBalance balance = PartBalance::kAssembly);
 
 }  // namespace fluxjac

@@ -237,9 +237,9 @@ std::string partition_line(const PartitionRecord& p) {
 }
 
 /// A file's part (make_part): the whole mesh on one process; on many, a file partitioned for the ranks by its slices,
-/// any other partitioned by all ranks (partition_by_slices).
+/// any other partitioned by all ranks (partition_by_slices), balancing `balance`.
 LocalPart read_part(const Communicator& comm, const std::string& mesh_file, const std::string& state_file,
-                    const Note& note) {
+                    PartBalance balance, const Note& note) {
   const auto start = std::chrono::steady_clock::now();
   const std::string states = state_file.empty() ? mesh_file : state_file;
   LocalPart part;
@@ -273,11 +273,12 @@ LocalPart read_part(const Communicator& comm, const std::string& mesh_file, cons
            "{} is not partitioned for {} ranks and this build has no METIS to partition it: partition it on a "
            "machine with METIS ('fluxjac mesh partition {} --parts {} -o OUT.h5') or rebuild with libmetis-dev",
            mesh_file, comm.size(), mesh_file, comm.size());
-    source = graph_partition_method(comm, comm.size());
+    source = graph_partition_method(comm, comm.size(), ScotchStrategy::kDefault, balance);
     say(root_note, fmt::format("{} is not partitioned for {} ranks: {}", mesh_file, comm.size(),
                                ptscotch_available() ? "PT-Scotch on all ranks, each reading its slices"
                                                     : "METIS on rank 0, each rank reading its slices"));
-    SlicePartition sliced = partition_by_slices(comm, mesh_file, states, note);
+    SlicePartition sliced =
+        partition_by_slices(comm, mesh_file, states, note, false, ScotchStrategy::kDefault, balance);
     pieces = std::move(sliced.pieces);
     steps = std::move(sliced.steps);
   }
@@ -300,8 +301,8 @@ LocalPart part_from_pieces(const Communicator& comm, FilePart pieces, const std:
 }
 
 LocalPart make_part(const Communicator& comm, const PartSource& source, const Note& note) {
-  if (source.spec) return generate_part(comm, *source.spec, source.keep_geometry, note);
-  return read_part(comm, source.mesh_file, source.state_file, note);
+  if (source.spec) return generate_part(comm, *source.spec, source.keep_geometry, note, source.balance);
+  return read_part(comm, source.mesh_file, source.state_file, source.balance, note);
 }
 
 void exchange_packed_rows(const Communicator& comm, const HaloPlan& halo, const double* send, double* receive) {

@@ -19,6 +19,7 @@
 
 #include "mesh/edge_mesh.hpp"
 #include "mesh/generator.hpp"
+#include "mesh/part_balance.hpp"
 #include "part/file_part.hpp"
 #include "partition/partition.hpp"
 #include "ranks/communicator.hpp"
@@ -107,6 +108,9 @@ struct PartSource {
   std::string state_file;           ///< the state's file; empty: the mesh file
   std::optional<BoxMeshSpec> spec;  ///< set: the mesh generated in parts, one per rank (no file is read)
   bool keep_geometry = false;       ///< a generated part keeps what a file of it records (LocalPart::original_ids)
+  /// What the parts balance where they are made here (a file partitioned by the ranks, a spec generated in parts):
+  /// node-assembly work or rows (mesh/part_balance.hpp). A file already partitioned for the ranks keeps its parts.
+  PartBalance balance = PartBalance::kAssembly;
 };
 
 /// \brief This rank's part from any source (collective): the one way a part is made, for one process and for many.
@@ -115,8 +119,9 @@ struct PartSource {
 ///   (its node range, its edges and halo edges, its owned states: HDF5 hyperslabs), checked by the rules of
 ///   partition/partition_check.hpp, the halo list against what the other ranks' edge ranges give it.
 /// - Many ranks, any other file: partitioned by all ranks, each reading only its slices (part/slice_partition.hpp,
-///   partition/graph_partition.hpp).
-/// - A spec: each rank generates its part of the box (part/distributed_generator.hpp), on one rank too.
+///   partition/graph_partition.hpp), balancing source.balance.
+/// - A spec: each rank generates its part of the box (part/distributed_generator.hpp), on one rank too, in slabs
+///   balancing source.balance.
 /// Then the ghost states are exchanged once, and the ranks check together that every edge lies in the parts of both
 /// its ends. Every rank throws the same Error when any rank fails (ranks/communicator.hpp): a file partitioned for
 /// another number of ranks, a build with no partitioner for an unpartitioned file, an invalid file or partition, a

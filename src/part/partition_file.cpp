@@ -89,7 +89,7 @@ PartitionOutcome partition_whole_mesh(const Communicator& comm, const PartitionR
 
   // ---- partition and renumber --------------------------------------------------------------------------
   start = std::chrono::steady_clock::now();
-  const NodePartition partition = partition_nodes(mesh, request.parts);
+  const NodePartition partition = partition_nodes(mesh, request.parts, request.balance);
   outcome.steps.push_back(finish_step(comm, "partition", StepKind::kPartition, start));
   start = std::chrono::steady_clock::now();
   const PartitionedMesh partitioned = renumber_by_part(mesh, partition, original_of_input);
@@ -97,7 +97,7 @@ PartitionOutcome partition_whole_mesh(const Communicator& comm, const PartitionR
   if (!extras.boundary_nodes.empty())
     extras.boundary_nodes = permute_node_rows(extras.boundary_nodes, 1, partitioned.new_id_of_old);
   outcome.statistics = partition_statistics(partitioned.mesh, partitioned.layout);
-  outcome.method = partition_method(request.parts);
+  outcome.method = partition_method(request.parts, request.balance);
   outcome.steps.push_back(finish_step(comm, "renumber", StepKind::kRenumber, start));
 
   // ---- write: an ordinary edge mesh plus /partition, in one atomic step ---------------------------------
@@ -134,9 +134,10 @@ PartitionOutcome partition_in_parallel(const Communicator& comm, const Partition
   }
 
   const Note root_note = comm.is_root() ? note : Note();
-  SlicePartition sliced = partition_by_slices(comm, request.input, state_file, note, true, request.strategy);
+  SlicePartition sliced =
+      partition_by_slices(comm, request.input, state_file, note, true, request.strategy, request.balance);
   outcome.steps = std::move(sliced.steps);
-  outcome.method = graph_partition_method(comm, comm.size(), request.strategy);
+  outcome.method = graph_partition_method(comm, comm.size(), request.strategy, request.balance);
   outcome.n_nodes = sliced.pieces.global_nodes;
   outcome.n_edges = sliced.pieces.global_edges;
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/part_balance.hpp"
 #include "partition/graph_partition.hpp"
 #include "partition/partition.hpp"
 #include "ranks/communicator.hpp"
@@ -27,6 +28,8 @@ struct PartitionRequest {
   int parts = 1;
   /// PT-Scotch's strategy under mpirun (one process partitions with METIS).
   ScotchStrategy strategy = ScotchStrategy::kDefault;
+  /// What the parts balance, METIS's or PT-Scotch's: node-assembly work or rows (mesh/part_balance.hpp).
+  PartBalance balance = PartBalance::kAssembly;
 };
 
 /// What it did (the same on every rank).

@@ -117,8 +117,9 @@ struct Graph {
   std::vector<std::int64_t> row_start;  ///< [nodes of the range]: where each row starts in the whole mesh's Aoff
 };
 
-/// Every edge of the slice goes to the ranks of both its ends' ranges as (node, neighbour, edge id).
-Graph build_graph(const Communicator& comm, const std::string& mesh_file, const Slices& slices) {
+/// Every edge of the slice goes to the ranks of both its ends' ranges as (node, neighbour, edge id); each vertex
+/// weighs vertex_weight(balance, its degree).
+Graph build_graph(const Communicator& comm, const std::string& mesh_file, const Slices& slices, PartBalance balance) {
   const Blocks node_blocks(slices.n_nodes, comm.size());
   Messages arcs(static_cast<std::size_t>(comm.size()));
   std::vector<std::size_t> counts(arcs.size(), 0);
@@ -165,7 +166,7 @@ Graph build_graph(const Communicator& comm, const std::string& mesh_file, const 
              mesh_file, edge_mesh_paths::kEdges, it->second, (it - 1)->second, range.first_vertex + v, it->first);
       range.neighbors[it - row.begin()] = it->first;
     }
-    range.weights[v] = 1 + (range.offsets[v + 1] - range.offsets[v]);  // node assembly: Adiag and each edge's flux
+    range.weights[v] = vertex_weight(balance, range.offsets[v + 1] - range.offsets[v]);
   }
   return graph;
 }
@@ -335,7 +336,7 @@ FilePart redistribute(const Communicator& comm, Slices& slices, const Graph& gra
 
 SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
                                    const std::string& state_file, const Note& note, bool node_data,
-                                   ScotchStrategy strategy) {
+                                   ScotchStrategy strategy, PartBalance balance) {
   SlicePartition result;
   const Note root_note = comm.is_root() ? note : Note();
   const auto step_done = [&](const char* name, StepKind kind, Clock::time_point start) {
@@ -349,7 +350,7 @@ SlicePartition partition_by_slices(const Communicator& comm, const std::string& 
   step_done("read slices", StepKind::kRead, start);
 
   start = Clock::now();
-  Graph graph = build_graph(comm, mesh_file, slices);
+  Graph graph = build_graph(comm, mesh_file, slices, balance);
   place_rows(comm, graph);
   step_done("graph", StepKind::kPartition, start);
 

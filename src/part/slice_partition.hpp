@@ -35,13 +35,15 @@ struct SlicePartition {
 };
 
 /// \brief Partitions the mesh of mesh_file (states from state_file) over comm.size() parts, one per rank, with every
-/// rank reading only its slices (collective). A failure on any rank is every rank's (collectives carry failures:
+/// rank reading only its slices (collective); each node weighs vertex_weight(balance, its degree) (1 + degree by
+/// default, 1 for rows: mesh/part_balance.hpp). A failure on any rank is every rank's (collectives carry failures:
 /// ranks/communicator.hpp): the slice readers' checks, duplicate edges (found at the rank of their lower node's range),
 /// a node count below the rank count; each step's time and peak memory go to note (rank 0's progress lines) and to the
 /// result. With node_data, the coordinates, volumes, boundary flags and earlier original ids the file has are read by
 /// slices too and travel with their nodes.
 SlicePartition partition_by_slices(const Communicator& comm, const std::string& mesh_file,
                                    const std::string& state_file, const Note& note, bool node_data = false,
-                                   ScotchStrategy strategy = ScotchStrategy::kDefault);
+                                   ScotchStrategy strategy = ScotchStrategy::kDefault,
+                                   PartBalance balance = PartBalance::kAssembly);
 
 }  // namespace fluxjac

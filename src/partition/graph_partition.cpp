@@ -198,23 +198,26 @@ bool ptscotch_available() {
 #endif
 }
 
-std::string ptscotch_method(ScotchStrategy strategy) {
+std::string ptscotch_method(ScotchStrategy strategy, PartBalance balance) {
 #if FLUXJAC_WITH_PTSCOTCH
   int version = 0, release = 0, patch = 0;
   SCOTCH_version(&version, &release, &patch);
   return fmt::format(
-      "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy {}, imbalance {}) on the node graph read by slices: vertex "
-      "weight 1 + degree, unweighted edges, deterministic, seed {}",
-      version, release, patch, kStrategyFlagNames[static_cast<int>(strategy)], kImbalance, kSeed);
+      "PT-Scotch {}.{}.{} (SCOTCH_dgraphPart, strategy {}, imbalance {}) on the node graph read by slices: {}, "
+      "unweighted edges, deterministic, seed {}",
+      version, release, patch, kStrategyFlagNames[static_cast<int>(strategy)], kImbalance, balance_phrase(balance),
+      kSeed);
 #else
   static_cast<void>(strategy);
+  static_cast<void>(balance);
   return "PT-Scotch (not in this build)";
 #endif
 }
 
-std::string graph_partition_method(const Communicator& comm, int parts, ScotchStrategy strategy) {
-  if (comm.size() == 1) return partition_method(parts);
-  return ptscotch_available() ? ptscotch_method(strategy) : "METIS on rank 0";
+std::string graph_partition_method(const Communicator& comm, int parts, ScotchStrategy strategy, PartBalance balance) {
+  if (comm.size() == 1) return partition_method(parts, balance);
+  if (ptscotch_available()) return ptscotch_method(strategy, balance);
+  return fmt::format("METIS on rank 0: {}", balance_phrase(balance));
 }
 
 std::vector<std::int32_t> partition_graph(const Communicator& comm, GraphRange& graph, int parts,

@@ -28,18 +28,22 @@ constexpr const auto& names_of(ScotchStrategy) { return kScotchStrategyNames; }
 bool ptscotch_available();
 
 /// \brief How PT-Scotch splits a graph, in words recorded as the partition's source and in a partitioned
-/// file's /partition attribute `method`: the PT-Scotch version, the strategy, the weights and the seed.
-std::string ptscotch_method(ScotchStrategy strategy = ScotchStrategy::kDefault);
+/// file's /partition attribute `method`: the PT-Scotch version, the strategy, the weights (balance_phrase: the
+/// vertex weights the graph was built with) and the seed.
+std::string ptscotch_method(ScotchStrategy strategy = ScotchStrategy::kDefault,
+                            PartBalance balance = PartBalance::kAssembly);
 
-/// \brief How partition_graph splits a graph on comm's ranks, in words recorded as the partition's source and in a
-/// partitioned file's /partition attribute `method`.
+/// \brief How partition_graph splits a graph on comm's ranks whose vertices weigh by `balance`, in words recorded as
+/// the partition's source and in a partitioned file's /partition attribute `method`.
 std::string graph_partition_method(const Communicator& comm, int parts,
-                                   ScotchStrategy strategy = ScotchStrategy::kDefault);
+                                   ScotchStrategy strategy = ScotchStrategy::kDefault,
+                                   PartBalance balance = PartBalance::kAssembly);
 
 /// \brief The part (in [0, parts)) of every vertex of this rank's range (collective; every rank throws the same
 /// Error when any rank fails): METIS on one rank or, where PT-Scotch is missing, on rank 0 over the gathered graph
-/// (partition_nodes' rules), else SCOTCH_dgraphPart on all ranks together. Edges are unweighted, so the
-/// strategy minimizes the number of cut edges while balancing the vertex weights within 5%. The partition is
+/// (partition_nodes' rules), else SCOTCH_dgraphPart on all ranks together. The vertices weigh graph.weights (the
+/// caller's vertex_weight: mesh/part_balance.hpp); edges are unweighted, so the strategy minimizes the number of cut
+/// edges while balancing the vertex weights within 5%. The partition is
 /// deterministic: PT-Scotch runs with a fixed seed and its deterministic option, so the same graph distributed the
 /// same way over the same number of ranks gives the same parts. Parts may be empty when the graph is much smaller
 /// than `parts`. Error(kUsage) in a build with neither partitioner; Error(kRuntime) when a partitioner fails, or when

@@ -92,19 +92,18 @@ bool metis_available() {
 #endif
 }
 
-std::string partition_method(int parts) {
+std::string partition_method(int parts, PartBalance balance) {
   if (parts == 1) return "one part (no partitioning)";
 #if FLUXJAC_WITH_METIS
   return fmt::format(
-      "METIS {}.{}.{} k-way (METIS_PartGraphKway) on the node graph: vertex weight 1 + degree, unweighted edges, "
-      "minimum edge cut, seed {}",
-      METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR, kMetisSeed);
+      "METIS {}.{}.{} k-way (METIS_PartGraphKway) on the node graph: {}, unweighted edges, minimum edge cut, seed {}",
+      METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR, balance_phrase(balance), kMetisSeed);
 #else
-  return "METIS k-way (not in this build)";
+  return fmt::format("METIS k-way (not in this build): {}", balance_phrase(balance));
 #endif
 }
 
-NodePartition partition_nodes(const EdgeMesh& mesh, int parts) {
+NodePartition partition_nodes(const EdgeMesh& mesh, int parts, PartBalance balance) {
   if (parts < 1) fail(ExitCode::kUsage, "cannot partition into {} parts: the number of parts must be 1 or more", parts);
   if (parts > mesh.n_nodes)
     fail(ExitCode::kUsage,
@@ -112,7 +111,7 @@ NodePartition partition_nodes(const EdgeMesh& mesh, int parts) {
          "parts or fewer)",
          mesh.n_nodes, parts, mesh.n_nodes);
   if (parts == 1) return NodePartition{1, std::vector<std::int32_t>(static_cast<std::size_t>(mesh.n_nodes), 0)};
-  // The node graph in CSR form, both directions of every edge, each vertex weighing 1 + its degree.
+  // The node graph in CSR form, both directions of every edge, each vertex weighing vertex_weight of its degree.
   GraphRange graph;
   Buckets<std::int64_t> rows = bucket_by_key<std::int64_t>(mesh.n_nodes, [&](auto&& add) {
     for (edge_index e = 0; e < mesh.n_edges(); ++e) {
@@ -123,7 +122,8 @@ NodePartition partition_nodes(const EdgeMesh& mesh, int parts) {
   graph.offsets.assign(rows.start.begin(), rows.start.end());
   graph.neighbors = std::move(rows.values);
   graph.weights.resize(static_cast<std::size_t>(mesh.n_nodes));
-  for (std::int64_t i = 0; i < mesh.n_nodes; ++i) graph.weights[i] = 1 + (graph.offsets[i + 1] - graph.offsets[i]);
+  for (std::int64_t i = 0; i < mesh.n_nodes; ++i)
+    graph.weights[i] = vertex_weight(balance, graph.offsets[i + 1] - graph.offsets[i]);
   return NodePartition{parts, metis_partition(graph, parts)};
 }
 

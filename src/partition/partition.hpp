@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mesh/edge_mesh.hpp"
+#include "mesh/part_balance.hpp"
 #include "ranks/communicator.hpp"
 #include "types.hpp"
 
@@ -36,19 +37,21 @@ struct GraphRange {
 /// \brief True when this build can call METIS (CMake found it: FLUXJAC_METIS).
 bool metis_available();
 
-/// \brief How partition_nodes splits a mesh into `parts` parts, in words recorded in the partitioned file:
-/// "METIS 5.1.0 k-way, ..." or, for one part, "one part (no partitioning)".
-std::string partition_method(int parts);
+/// \brief How partition_nodes splits a mesh into `parts` parts under `balance`, in words recorded in the partitioned
+/// file: "METIS 5.1.0 k-way, ..., vertex weight ...", or, for one part, "one part (no partitioning)".
+std::string partition_method(int parts, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief Splits the nodes into `parts` parts with METIS_PartGraphKway on the node graph (one vertex per node, one
-/// graph edge per mesh edge). Each vertex weighs 1 + its degree, the work of its row in node assembly (one Adiag
-/// block plus one flux per incident edge), so parts balance that work rather than the node count; graph edges are
-/// unweighted, so METIS minimizes the number of cut edges. The seed is fixed: the same mesh gives the same parts.
+/// graph edge per mesh edge). Each vertex weighs vertex_weight(balance, its degree) (mesh/part_balance.hpp): by
+/// default 1 + its degree, the work of its row in node assembly (one Adiag block plus one flux per incident edge), so
+/// parts balance that work rather than the node count; kRows weighs every node 1, so parts balance the rows. Graph
+/// edges are unweighted, so METIS minimizes the number of cut edges. The seed is fixed: the same mesh gives the same
+/// parts.
 /// parts == 1 needs no METIS. Disconnected meshes are fine (parts need not be connected). METIS may leave parts
 /// empty when there are more parts than it can usefully fill; they are kept (a rank with no nodes still takes part
 /// in the collective steps) and reported by the statistics. Error(kUsage) when parts < 1, parts > n_nodes, or this
 /// build has no METIS and parts > 1; Error(kRuntime) when METIS fails or the graph exceeds its index type.
-NodePartition partition_nodes(const EdgeMesh& mesh, int parts);
+NodePartition partition_nodes(const EdgeMesh& mesh, int parts, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief METIS k-way on a whole graph (first_vertex 0) as partition_nodes runs it: the part of every vertex.
 /// Error(kUsage) in a build without METIS when parts > 1; Error(kRuntime) when METIS fails or the graph exceeds its
