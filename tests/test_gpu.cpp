@@ -297,6 +297,52 @@ TEST_P(ResidualInTheSamePass, MatchesTheReferenceAndLeavesTheJacobianAsItWas) {
   }
 }
 
+/// Aoff in bfloat16 (--aoff-precision bf16): the kernels store bfloat16, which fetch widens to float32. For A and A^T,
+/// with the rows in file order and in RCM visit order, Aoff is round_to_bf16 of the same variant's float32 Aoff bit
+/// for bit (the kernels round the float, as round_to_bf16 does), Adiag is unchanged (bit for bit with node assembly,
+/// to the atomics' reordering with edge assembly), and it validates with the bf16 tolerance; f32 after bf16 is the
+/// float32 Aoff again (prepare holds one array or the other).
+class AoffInBf16 : public GpuVariantTest {};
+
+TEST_P(AoffInBf16, IsTheFloat32AoffRoundedAndValidates) {
+  for (const char* order : {"rcm", "random"}) {
+    const auto [generated, pattern, reference] = test::assemble_generated("mixed", 8, order);
+    auto variant = setup(generated.mesh, generated.state, pattern);
+    for (const Orientation orientation : {Orientation::kA, Orientation::kTransposed}) {
+      const std::string what = fmt::format("{} {}", order, to_string(orientation));
+      const auto run = [&](AoffPrecision precision) {
+        AssemblyOptions options{AssemblyMode::kFull, 0, strategy(), orientation};
+        options.aoff_precision = precision;
+        variant->prepare(options);
+        variant->zero();
+        variant->assemble();
+        Jacobian result;
+        variant->fetch(result);
+        return result;
+      };
+      const Jacobian f32 = run(AoffPrecision::kF32), bf16 = run(AoffPrecision::kBf16);
+      std::vector<float> expected = f32.aoff;
+      round_to_bf16(expected);
+      EXPECT_TRUE(test::bitwise_equal(bf16.aoff, expected)) << what;
+      EXPECT_FALSE(test::bitwise_equal(bf16.aoff, f32.aoff)) << what << ": nothing was rounded";
+      if (strategy() == AssemblyStrategy::kNode)
+        EXPECT_TRUE(test::bitwise_equal(bf16.adiag, f32.adiag)) << what;
+      else
+        EXPECT_LE(compare_jacobians(pattern, bf16, pattern, f32).adiag_error, 1e-14) << what;
+      Jacobian of_orientation = reference;
+      if (orientation == Orientation::kTransposed)
+        assemble_reference(generated.mesh, generated.state, pattern, of_orientation, orientation);
+      const Comparison comparison =
+          compare_jacobians(pattern, bf16, pattern, of_orientation, validation_tolerances({}, AoffPrecision::kBf16));
+      EXPECT_TRUE(comparison.passed) << what << ": Adiag " << comparison.adiag_error << ", Aoff "
+                                     << comparison.aoff_error;
+      EXPECT_TRUE(test::bitwise_equal(run(AoffPrecision::kF32).aoff, f32.aoff)) << what << ": f32 after bf16";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuVariants, AoffInBf16, ::testing::ValuesIn(test::gpu_variant_strategies()),
+                         test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, AdjointOrientation, ::testing::ValuesIn(test::gpu_variant_strategies()),
                          test::variant_strategy_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, ValidateAgainstReference, ::testing::ValuesIn(test::gpu_variant_strategies()),

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cli/file_info.hpp"
+#include "jacobian/compare.hpp"
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "test_support.hpp"
@@ -91,6 +92,7 @@ TEST_F(JacobianIO, FileLayoutIsTheDocumentedOne) {
   EXPECT_EQ(h5::read_format(file), std::optional<std::string>("fluxjac-jacobian"));
   EXPECT_EQ(h5::read_integer_attribute(file, "/", "version"), std::optional<std::int64_t>(3));
   EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "orientation"), std::optional<std::string>("A"));
+  EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "aoff_precision"), std::optional<std::string>("f32"));
   EXPECT_EQ(h5::read_string_attribute(file, "/jacobian", "variant"), std::optional<std::string>("dn5_2"));
   const auto expect_dataset = [&](const char* path, h5::ElementType type, std::vector<std::int64_t> shape) {
     const h5::DatasetInfo info = h5::describe_dataset(file, path);
@@ -111,6 +113,69 @@ TEST_F(JacobianIO, MissingProvenanceAttributesReadAsEmpty) {
     file.close();
   }
   EXPECT_EQ(read_jacobian(path_).info.variant, "");
+}
+
+/// The attribute aoff_precision (docs/formats.md): written as recorded, read back; a file without it (written before
+/// Aoff could be assembled in bfloat16) holds f32; any other value is refused, f64 too (no assembly stores it).
+TEST_F(JacobianIO, AoffPrecisionIsRecordedAndAFileWithoutItHoldsF32) {
+  JacobianFileInfo bf16 = kInfo;
+  bf16.aoff_precision = AoffPrecision::kBf16;
+  write_jacobian(path_, cycle_pattern(), cycle_values(), bf16);
+  EXPECT_EQ(read_jacobian(path_).info.aoff_precision, AoffPrecision::kBf16);
+  EXPECT_EQ(read_jacobian_info(path_).aoff_precision, AoffPrecision::kBf16);
+  for (const char* value : {"f64", "bf8"}) {
+    {
+      h5::File file = h5::File::open(path_, h5::File::Mode::kReadWrite);
+      h5::remove_attribute(file, "/jacobian", "aoff_precision");
+      h5::write_attribute(file, "/jacobian", "aoff_precision", value);
+      file.close();
+    }
+    expect_invalid([&] { read_jacobian_info(path_); },
+                   {"jac.h5", "\"aoff_precision\"", fmt::format("\"{}\"", value), "expected \"f32\" or \"bf16\""});
+  }
+  {
+    h5::File file = h5::File::open(path_, h5::File::Mode::kReadWrite);
+    h5::remove_attribute(file, "/jacobian", "aoff_precision");
+    file.close();
+  }
+  EXPECT_EQ(read_jacobian(path_).info.aoff_precision, AoffPrecision::kF32);
+}
+
+/// A bfloat16 is the high half of a float32: widening is exact, and rounding a vector rounds each value
+/// (round_to_bf16, to the nearest with ties to even); an assembly takes f32 or bf16, never f64.
+TEST(AoffInBf16, WideningIsExactAndAnAssemblyTakesF32OrBf16) {
+  EXPECT_EQ(widen_bf16(0x3f80), 1.0f);
+  EXPECT_EQ(widen_bf16(0xc040), -3.0f);
+  EXPECT_EQ(widen_bf16(0x3f81), 1.0f + 0.0078125f);  // 1 + 2^-7, the next bfloat16 above 1
+  std::vector<float> values{1.0f + 0.00390625f, 1.0f + 3 * 0.00390625f, -0.0f, 2.5e-40f};
+  round_to_bf16(values);
+  EXPECT_EQ(values[0], 1.0f);              // a tie, to the even 1
+  EXPECT_EQ(values[1], 1.0f + 0.015625f);  // a tie, to the even 1 + 2^-6
+  EXPECT_TRUE(std::signbit(values[2]));    // -0 stays -0
+  for (const float value : values) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    EXPECT_EQ(bits & 0xffffu, 0u) << value;  // each a bfloat16 held in a float32
+    EXPECT_EQ(widen_bf16(static_cast<std::uint16_t>(bits >> 16)), value);
+  }
+  EXPECT_EQ(parse_assembly_precision("bf16"), AoffPrecision::kBf16);
+  EXPECT_EQ(parse_assembly_precision("f32"), AoffPrecision::kF32);
+  for (const auto& [name, words] : {std::pair{"f64",
+                                              "f64 exists only for the solve with the CPU reference (fluxjac "
+                                              "solve --variant reference --aoff-precision f64)"},
+                                    std::pair{"f16", "use f32 or bf16"}}) {
+    try {
+      parse_assembly_precision(name);
+      ADD_FAILURE() << name << " accepted";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+    }
+  }
+  // Validation of a bf16 Aoff: at least 2^-8, more when asked.
+  EXPECT_EQ(validation_tolerances({}, AoffPrecision::kBf16).aoff, 1.0 / 256);
+  EXPECT_EQ(validation_tolerances({}, AoffPrecision::kF32).aoff, Tolerances{}.aoff);
+  EXPECT_EQ(validation_tolerances({1e-12, 0.5, 1e-10}, AoffPrecision::kBf16).aoff, 0.5);
 }
 
 TEST_F(JacobianIO, MeshFileIsNotAJacobian) {

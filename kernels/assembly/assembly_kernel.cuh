@@ -2,11 +2,13 @@
 //
 // A block takes a group of edges; each of an edge's lanes writes its derivative columns into a local
 // Jacobian staged in shared memory; after a barrier the block scatters all local Jacobians with
-// coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32, one edge per slot). A kernel
-// instantiated with kResidual also stages each edge's flux, the value part of the same evaluation, and sums it into the
-// residual R (float64) as Adiag is summed; without it the flux is never stored and the compiler drops what only it
-// needs.
+// coalesced accesses: atomics into Adiag (float64), plain stores into Aoff (float32 or bfloat16, one edge per slot). A
+// kernel instantiated with kResidual also stages each edge's flux, the value part of the same evaluation, and sums it
+// into the residual R (float64) as Adiag is summed; without it the flux is never stored and the compiler drops what
+// only it needs.
 #pragma once
+
+#include <cuda_bf16.h>
 
 #include <type_traits>
 
@@ -69,11 +71,21 @@ __device__ FLUXJAC_FORCEINLINE void scatter_residual(const double* staged_flux, 
   }
 }
 
+/// \brief Stores one Aoff entry in the precision of the output (DeviceJacobian): the float, or its bfloat16. The
+/// branch is uniform over the launch, so a warp never diverges on it.
+__device__ FLUXJAC_FORCEINLINE void store_aoff(const DeviceJacobian& jacobian, std::int64_t at, float value) {
+  if (jacobian.aoff_bf16)
+    jacobian.aoff_bf16[at] = __bfloat16_as_ushort(__float2bfloat16_rn(value));
+  else
+    jacobian.aoff[at] = value;
+}
+
 /// \brief Writes the block's Aoff blocks (signs: docs/design.md, "Residual, sign convention and the four blocks";
 /// orientation: assembly/orientation.hpp): plain stores, each slot belongs to one edge; consecutive threads write
 /// consecutive entries of one block.
 __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_index first, int count,
-                                                 const DeviceEdges& mesh, float* aoff, bool transposed) {
+                                                 const DeviceEdges& mesh, const DeviceJacobian& jacobian,
+                                                 bool transposed) {
   for (int item = threadIdx.x; item < count * kAoffEntriesPerEdge; item += blockDim.x) {
     const int local_edge = item / kAoffEntriesPerEdge;
     const int target = (item - local_edge * kAoffEntriesPerEdge) / kBlockEntries;  // 0: slot (L,R), 1: slot (R,L)
@@ -83,8 +95,8 @@ __device__ FLUXJAC_FORCEINLINE void scatter_aoff(const double* staging, edge_ind
     const int side = off_diagonal_side(target, transposed);
     const double value =
         staging[local_edge * kLocalJacobianEntries + side * kBlockEntries + computed_entry(entry, transposed)];
-    aoff[static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + target])) * kBlockEntries + entry] =
-        static_cast<float>(block_signs(side).off_diagonal * value);
+    store_aoff(jacobian, static_cast<std::int64_t>(__ldg(&mesh.slots[2 * e + target])) * kBlockEntries + entry,
+               static_cast<float>(block_signs(side).off_diagonal * value));
   }
 }
 
@@ -120,7 +132,7 @@ __global__ void __maxnreg__(Policy::kMaxRegisters)
   // ---- scatter: coalesced writes of the staged blocks ---------------------------------------------
   if (stage_flags & kStageScatter) {
     const bool transposed = stage_flags & kStageTranspose;
-    scatter_aoff(staging, first, count, mesh, jacobian.aoff, transposed);
+    scatter_aoff(staging, first, count, mesh, jacobian, transposed);
     scatter_adiag(staging, first, count, mesh, jacobian.adiag, transposed);
     if constexpr (kResidual) scatter_residual(staged_flux, first, count, mesh, jacobian.residual);
   }
@@ -246,7 +258,7 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, con
         return AoffStore{static_cast<std::int64_t>(target[entry]) * kBlockEntries + component,
                          static_cast<float>(block_signs(0).off_diagonal * staging[item])};
       },
-      [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
+      [&](int, const AoffStore& store) { store_aoff(jacobian, store.at, store.value); });
   store_row_sums<kBatch, kBlockEntries>(staging, rows, first_row, first_entry, row_start, row_node, jacobian.adiag);
   if constexpr (kResidual)
     store_row_sums<kBatch, kBlock>(staged_flux, rows, first_row, first_entry, row_start, row_node, jacobian.residual);

@@ -50,12 +50,15 @@ struct DeviceNodeMap {
   const node_index* row_node;        ///< [n_nodes]: the node of each visited row, or nullptr (row r is node r)
 };
 
-/// Kernel outputs.
+/// Kernel outputs. Aoff goes to one of two arrays: float32 (aoff) or, when aoff_bf16 is set, bfloat16 (the bits of
+/// __nv_bfloat16, rounded from the float32 value to the nearest, ties to even): a run-time choice, the same for every
+/// thread, so that no kernel is instantiated twice for it.
 struct DeviceJacobian {
-  double* adiag;     ///< [n_nodes][25]: the edge strategy accumulates with atomics (zeroed before each assembly),
-                     ///< the node strategy stores each block once
-  float* aoff;       ///< [nnz][25], each block written by exactly one edge
-  double* residual;  ///< [n_nodes][5]: R at the state, summed as Adiag is; null when not assembled
+  double* adiag;             ///< [n_nodes][25]: the edge strategy accumulates with atomics (zeroed before each
+                             ///< assembly), the node strategy stores each block once
+  float* aoff;               ///< [nnz][25], each block written by exactly one edge; null when aoff_bf16 is set
+  double* residual;          ///< [n_nodes][5]: R at the state, summed as Adiag is; null when not assembled
+  std::uint16_t* aoff_bf16;  ///< [nnz][25]: Aoff in bfloat16 instead of aoff; null for float32
 };
 
 /// Dynamic shared memory of one edge-strategy block: the staged local Jacobians (two blocks of 25 doubles per edge),

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "jacobian/aoff_precision.hpp"
 #include "util/error.hpp"
 
 namespace fluxjac {
@@ -29,8 +30,10 @@ void check_case_options(const CaseOptions& options) {
   check_tolerance("--adiag-tolerance", options.tolerances.adiag);
   check_tolerance("--aoff-tolerance", options.tolerances.aoff);
   check_tolerance("--residual-tolerance", options.tolerances.residual);
-  if (options.modes.empty() || options.assemblies.empty() || options.edges_per_block.empty())
-    fail(ExitCode::kUsage, "--mode, --assembly and --edges-per-block each need at least one value");
+  for (const std::string& precision : options.aoff_precisions) parse_assembly_precision(precision);
+  if (options.modes.empty() || options.assemblies.empty() || options.edges_per_block.empty() ||
+      options.aoff_precisions.empty())
+    fail(ExitCode::kUsage, "--mode, --assembly, --edges-per-block and --aoff-precision each need at least one value");
 }
 
 }  // namespace fluxjac

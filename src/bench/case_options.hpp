@@ -21,10 +21,11 @@ inline constexpr int kMaxThreads = 4'096;
 
 /// \brief What every case of a sweep runs with; each list is one axis of the cross product.
 struct CaseOptions {
-  std::vector<std::string> variants{"reference"};  ///< names, comma lists or "all" (Registry::resolve)
-  std::vector<std::string> modes{"full"};          ///< full, compute-only, scatter-only
-  std::vector<std::string> assemblies{"auto"};     ///< GPU assembly strategies: auto, node, edge
-  std::vector<int> edges_per_block{0};             ///< GPU work units per block; 0 = the variant's default
+  std::vector<std::string> variants{"reference"};   ///< names, comma lists or "all" (Registry::resolve)
+  std::vector<std::string> modes{"full"};           ///< full, compute-only, scatter-only
+  std::vector<std::string> assemblies{"auto"};      ///< GPU assembly strategies: auto, node, edge
+  std::vector<int> edges_per_block{0};              ///< GPU work units per block; 0 = the variant's default
+  std::vector<std::string> aoff_precisions{"f32"};  ///< Aoff stored in f32 or bf16 (docs/design.md, "Aoff in bfloat16")
   int warmup = 2;
   int reps = 10;
   bool validate = true;  ///< against the reference (mode full only)
@@ -38,9 +39,9 @@ struct CaseOptions {
   int threads = 0;  ///< CPU threads of the reference; 0 = OpenMP's default (every core)
 };
 
-/// \brief Checks each value on its own: counts within their bounds, tolerances finite and not negative, every
-/// list non-empty. Error(kUsage) naming the option and the value. Contradictions between options (which
-/// need the resolved variants) are checked by plan_sweep.
+/// \brief Checks each value on its own: counts within their bounds, tolerances finite and not negative, Aoff
+/// precisions f32 or bf16 (f64 refused: parse_assembly_precision), every list non-empty. Error(kUsage) naming the
+/// option and the value. Contradictions between options (which need the resolved variants) are checked by plan_sweep.
 void check_case_options(const CaseOptions& options);
 
 }  // namespace fluxjac

@@ -32,6 +32,7 @@ struct Column {
   bool many_ranks = false;          ///< in the table only when a record ran on many ranks (or in a scaling sweep)
   bool transposed = false;          ///< in the table only when a record assembled A^T
   bool residual = false;            ///< in the table only when a record assembled the residual
+  bool bf16 = false;                ///< in the table only when a record stored Aoff in bf16
   /// The solve cases' table (bench --solve): its heading there; nullptr: not in it. Solve columns have no heading
   /// in the assembly table.
   const char* solve_heading = nullptr;
@@ -58,6 +59,11 @@ struct Column {
   Column of_transposed() const {
     Column c = *this;
     c.transposed = true;
+    return c;
+  }
+  Column of_bf16() const {
+    Column c = *this;
+    c.bf16 = true;
     return c;
   }
   Column of_residual() const {
@@ -109,6 +115,7 @@ const std::vector<Column>& columns() {
       Column{"mode", "/mode"}.naming_case("mode", -13),
       Column{"orientation", "/orientation"}.naming_case("matrix", -6).of_transposed(),
       {"residual", "/residual"},
+      Column{"aoff_precision", "/aoff_precision"}.naming_case("aoff", -4).of_bf16(),
       Column{"assembly", "/assembly"}.naming_case("assembly", -8),
       {"threads_per_edge", "/threads_per_edge"},
       {"threads_per_side", "/threads_per_side"},
@@ -285,13 +292,15 @@ std::string format_table(const std::vector<RunRecord>& records) {
                                       [](const RunRecord* r) { return r->orientation == Orientation::kTransposed; });
   const bool residual =
       std::any_of(assemblies.begin(), assemblies.end(), [](const RunRecord* r) { return r->residual; });
+  const bool bf16 = std::any_of(assemblies.begin(), assemblies.end(),
+                                [](const RunRecord* r) { return r->aoff_precision == AoffPrecision::kBf16; });
   std::string out;
   if (!assemblies.empty())
     out += table_of(
         assemblies,
-        [many_ranks, transposed, residual](const Column& column) {
+        [many_ranks, transposed, residual, bf16](const Column& column) {
           return column.heading && (many_ranks || !column.many_ranks) && (transposed || !column.transposed) &&
-                 (residual || !column.residual);
+                 (residual || !column.residual) && (bf16 || !column.bf16);
         },
         [](const Column& column) { return column.heading; });
   // The solve cases (bench --solve): their assembly in brief, then the step.

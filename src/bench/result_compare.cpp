@@ -263,6 +263,10 @@ ResultRun parse_run(const json& value, const std::string& file, std::size_t inde
     fail(ExitCode::kInvalidInput, "{}: \"orientation\" is \"{}\", expected \"A\" or \"A^T\"", run.where(),
          quoted_file_text(r.orientation));
   r.residual = run.flag("residual").value_or(false);
+  r.aoff_precision = run.text("aoff_precision").value_or("f32");
+  if (r.aoff_precision != "f32" && r.aoff_precision != "bf16")
+    fail(ExitCode::kInvalidInput, "{}: \"aoff_precision\" is \"{}\", expected \"f32\" or \"bf16\"", run.where(),
+         quoted_file_text(r.aoff_precision));
   // What `--edges-per-block` (an int, 0 = the default) can ask for.
   r.edges_per_block_requested = static_cast<int>(run.whole_number("edges_per_block_requested", 0, INT_MAX).value_or(0));
   r.ranks = static_cast<int>(run.whole_number("ranks", 1, INT_MAX).value_or(1));
@@ -359,10 +363,11 @@ void classify(const ResultRun& before, const ResultRun& after, const CompareOpti
 }
 
 /// What a case is besides its mesh and ranks: variant, mode, orientation, residual, assembly, edges per block as
-/// requested; for a solve case (marked by the bool) the variant and the solve's CFL, preconditioner, sweeps and Aoff
-/// precision, its assembly's members left empty (a solve case's assembly is its variant's own, full, A, with R).
-using CaseSetup = std::tuple<std::string, std::string, std::string, bool, std::string, int, bool, double, std::string,
-                             int, std::string>;
+/// requested, Aoff precision; for a solve case (marked by the bool) the variant and the solve's CFL, preconditioner,
+/// sweeps and Aoff precision, its assembly's members left empty (a solve case's assembly is its variant's own, full,
+/// A, with R, its Aoff precision the solve's).
+using CaseSetup = std::tuple<std::string, std::string, std::string, bool, std::string, int, std::string, bool, double,
+                             std::string, int, std::string>;
 
 CaseSetup setup_without_ranks(const ResultRun& r) {
   if (r.solve)
@@ -372,12 +377,14 @@ CaseSetup setup_without_ranks(const ResultRun& r) {
             false,
             "",
             0,
+            "",
             true,
             r.solve->cfl,
             r.solve->preconditioner,
             r.solve->sweeps,
             r.solve->aoff_precision};
-  return {r.variant, r.mode, r.orientation, r.residual, r.assembly, r.edges_per_block_requested, false, 0.0, "", 0, ""};
+  return {r.variant,        r.mode, r.orientation, r.residual, r.assembly, r.edges_per_block_requested,
+          r.aoff_precision, false,  0.0,           "",         0,          ""};
 }
 
 using CaseKey = std::pair<CaseSetup, int>;  // and the ranks
@@ -392,7 +399,7 @@ bool differ_in_ranks_only(const ResultRun& a, const ResultRun& b) {
 /// Whether two runs differ in their orientation only.
 bool differ_in_orientation_only(const ResultRun& a, const ResultRun& b) {
   return a.orientation != b.orientation && !a.solve && !b.solve && a.variant == b.variant && a.mode == b.mode &&
-         a.residual == b.residual && a.assembly == b.assembly &&
+         a.residual == b.residual && a.assembly == b.assembly && a.aoff_precision == b.aoff_precision &&
          a.edges_per_block_requested == b.edges_per_block_requested && a.ranks == b.ranks && same_mesh(a.mesh, b.mesh);
 }
 
@@ -528,8 +535,9 @@ std::string ResultRun::key() const {
     return key;
   }
   std::string key = fmt::format("{} {} {}", mesh.name, variant, mode);
-  if (orientation != "A") key += " " + orientation;  // an A^T case is its own case
-  if (residual) key += " +R";                        // so is one that assembles the residual too
+  if (orientation != "A") key += " " + orientation;          // an A^T case is its own case
+  if (residual) key += " +R";                                // so is one that assembles the residual too
+  if (aoff_precision != "f32") key += " " + aoff_precision;  // and one of Aoff in bf16
   if (!assembly.empty())
     key += fmt::format(" {} epb={}", assembly,
                        edges_per_block_requested > 0 ? std::to_string(edges_per_block_requested) : "default");

@@ -2,11 +2,11 @@
 //
 // Cases are matched by their case key (docs/bench-json.md, "The case key"): the mesh itself (its content digest,
 // else its counts and ordering figures, else its name), the variant, the mode, the orientation (A or A^T), the
-// assembly strategy, the edges per block as requested, and the ranks; a solve case by the mesh, the variant, the ranks
-// and its solve (CFL, preconditioner, sweeps, Aoff precision). A file that holds one case twice is refused. A
-// regression is a validation that failed in NEW but not in BASE, a case that ran in BASE but is skipped, failed or
-// missing in NEW, or a median time above BASE x (1 + time tolerance); for a solve case, a solve that no longer
-// converges, more iterations, or a solve time above BASE x (1 + time tolerance).
+// assembly strategy, the edges per block as requested, the Aoff precision (f32 or bf16) and the ranks; a solve case by
+// the mesh, the variant, the ranks and its solve (CFL, preconditioner, sweeps, Aoff precision). A file that holds one
+// case twice is refused. A regression is a validation that failed in NEW but not in BASE, a case that ran in BASE but
+// is skipped, failed or missing in NEW, or a median time above BASE x (1 + time tolerance); for a solve case, a solve
+// that no longer converges, more iterations, or a solve time above BASE x (1 + time tolerance).
 #pragma once
 
 #include <cstdint>
@@ -56,8 +56,9 @@ struct ResultSolve {
 struct ResultRun {
   MeshIdentity mesh;
   std::string variant, mode, assembly;
-  std::string orientation = "A";  ///< "A" or "A^T" (absent in files of older versions: A)
-  bool residual = false;          ///< the residual assembled in the same pass (absent in older files: no)
+  std::string orientation = "A";       ///< "A" or "A^T" (absent in files of older versions: A)
+  bool residual = false;               ///< the residual assembled in the same pass (absent in older files: no)
+  std::string aoff_precision = "f32";  ///< "f32" or "bf16", what Aoff was stored in (absent in older files: f32)
   int edges_per_block_requested = 0;
   int ranks = 1;              ///< MPI ranks (absent in files of one process: 1)
   std::string status = "ok";  ///< ok, skipped, failed
@@ -67,13 +68,14 @@ struct ResultRun {
   double adiag_error = 0.0, aoff_error = 0.0;
   std::optional<ResultSolve> solve;  ///< a solve case's solve; absent for an assembly case
 
-  /// \brief "mixed:100:rcm hd full A^T node epb=16 ranks=2", "mixed:100:rcm hd solve cfl=100 mcgs sweeps=2 f32": the
-  /// case key as people read it (the mesh by its name; the orientation only when A^T, ranks only above 1).
+  /// \brief "mixed:100:rcm hd full A^T bf16 node epb=16 ranks=2", "mixed:100:rcm hd solve cfl=100 mcgs sweeps=2 f32":
+  /// the case key as people read it (the mesh by its name; the orientation only when A^T, the Aoff precision only when
+  /// bf16, ranks only above 1).
   std::string key() const;
 };
 
 /// \brief Whether two runs are the same case: the same mesh (same_mesh), variant, mode, orientation, assembly, edges
-/// per block as requested, and ranks; for solve cases the same mesh, variant, ranks and solve.
+/// per block as requested, Aoff precision and ranks; for solve cases the same mesh, variant, ranks and solve.
 bool same_case(const ResultRun& a, const ResultRun& b);
 
 /// \brief A parsed result file.

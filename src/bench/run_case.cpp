@@ -91,7 +91,12 @@ PreparedMesh prepare_mesh(const std::string& name, const PartSource& source, con
 ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, Orientation orientation,
                                  const Note& note) {
   // Before any values are read; every rank reads the same file (the ranks agreed on it): the same verdict everywhere.
-  const Orientation held = read_jacobian_info(path).orientation;
+  const JacobianFileInfo info = read_jacobian_info(path);
+  if (info.aoff_precision != AoffPrecision::kF32)
+    fail(ExitCode::kInvalidInput,
+         "{}: holds Aoff in {}: a reference holds it in f32 (write it without --aoff-precision {})", path,
+         to_string(info.aoff_precision), to_string(info.aoff_precision));
+  const Orientation held = info.orientation;
   if (held != orientation)
     fail(ExitCode::kInvalidInput,
          "{}: holds the Jacobian in orientation {}, and this run assembles {}: validate against a reference of the "
@@ -149,10 +154,11 @@ RunRecord case_record(const PreparedMesh& mesh, const CaseRequest& request) {
   record.mode = request.assembly.mode;
   record.orientation = request.assembly.orientation;
   record.residual = request.assembly.residual;
+  record.aoff_precision = request.assembly.aoff_precision;
   record.edges_per_block_requested = request.assembly.edges_per_block;
   record.warmup = request.timing.warmup;
   record.reps = request.timing.reps;
-  record.tolerances = request.tolerances;
+  record.tolerances = validation_tolerances(request.tolerances, request.assembly.aoff_precision);
   return record;
 }
 
@@ -193,7 +199,7 @@ RunRecord run_case(Variant& variant, const PreparedMesh& mesh, const CaseRequest
     if (validate) {
       record.validated = true;
       record.comparison = compare_owned_rows(*mesh.comm, mesh.layout, mesh.pattern, assembled,
-                                             request.reference->jacobian, request.tolerances);
+                                             request.reference->jacobian, record.tolerances);
     }
     if (result) *result = std::move(assembled);
   }

@@ -59,21 +59,22 @@ struct ReferenceJacobian {
 };
 
 /// \brief A stored Jacobian (.h5 written by `run --output`): each rank reads its own rows (one process: all).
-/// Error(kInvalidInput) on every rank when it is a Jacobian of another mesh, or of another orientation than
-/// `orientation` (checked before its values are read).
+/// Error(kInvalidInput) on every rank when it is a Jacobian of another mesh, of another orientation than
+/// `orientation`, or of Aoff in bf16 (checked before its values are read): a reference holds Aoff in f32.
 ReferenceJacobian read_reference(const std::string& path, const PreparedMesh& mesh, Orientation orientation,
                                  const Note& note);
 
-/// \brief The CPU reference assembled on the mesh, A or A^T (slow on big meshes: computed once per mesh).
+/// \brief The CPU reference assembled on the mesh, A or A^T, Aoff in f32 whatever the cases store (slow on big meshes:
+/// computed once per mesh).
 ReferenceJacobian compute_reference(const PreparedMesh& mesh, Orientation orientation, const Note& note);
 
 /// \brief What one case runs.
 struct CaseRequest {
   std::string variant;
-  AssemblyOptions assembly;                      ///< mode, strategy, edges per block, orientation
+  AssemblyOptions assembly;                      ///< mode, strategy, edges per block, orientation, Aoff precision
   TimingOptions timing;                          ///< warm-up, repetitions, progress
   const ReferenceJacobian* reference = nullptr;  ///< validate against it (mode full only) when set
-  Tolerances tolerances;
+  Tolerances tolerances;                         ///< as asked: a bf16 case raises Aoff's (validation_tolerances)
 };
 
 /// \brief Creates a registered variant and moves the mesh to it (device upload for GPU variants).

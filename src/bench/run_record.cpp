@@ -19,8 +19,12 @@ using nlohmann::ordered_json;
 /// The work of one GPU: on many ranks, the mean share of the whole mesh.
 WorkCase work_case_of(const RunRecord& record) {
   const std::int64_t ranks = std::max(1, record.parallel.ranks);
-  return {record.variant.name, record.assembly ? to_string(*record.assembly) : "", record.mesh.n_nodes / ranks,
-          record.mesh.n_edges / ranks, record.mesh.n_offdiag_blocks / ranks};
+  return {record.variant.name,
+          record.assembly ? to_string(*record.assembly) : "",
+          record.mesh.n_nodes / ranks,
+          record.mesh.n_edges / ranks,
+          record.mesh.n_offdiag_blocks / ranks,
+          record.aoff_precision};
 }
 
 std::string utc_now() {
@@ -197,8 +201,8 @@ void relate_to_hd(std::vector<RunRecord>& records) {
     for (const RunRecord& hd : records)
       if (hd.variant.seeding == Seeding::kAnalytic && hd.variant.emulates.empty() && r.variant.emulates.empty() &&
           hd.status == CaseStatus::kOk && hd.mesh.name == r.mesh.name && hd.mode == r.mode &&
-          hd.orientation == r.orientation && hd.residual == r.residual && hd.assembly_ms.median > 0.0 &&
-          (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
+          hd.orientation == r.orientation && hd.residual == r.residual && hd.aoff_precision == r.aoff_precision &&
+          hd.assembly_ms.median > 0.0 && (hd_ms == 0.0 || hd.assembly_ms.median < hd_ms))
         hd_ms = hd.assembly_ms.median;
     if (hd_ms > 0.0) r.time_relative_to_hd = r.assembly_ms.median / hd_ms;
   }
@@ -240,6 +244,7 @@ void to_json(ordered_json& run, const RunRecord& r) {
          {"mode", to_string(r.mode)},
          {"orientation", to_string(r.orientation)},
          {"residual", r.residual},
+         {"aoff_precision", to_string(r.aoff_precision)},
          {"assembly", r.assembly ? ordered_json(to_string(*r.assembly)) : ordered_json()},
          {"threads_per_edge", r.variant.threads_per_edge},
          {"threads_per_side", r.variant.threads_per_side},

@@ -97,7 +97,8 @@ struct RunRecord {
   AssemblyMode mode = AssemblyMode::kFull;
   /// The matrix assembled: A, or A^T (docs/design.md, "The adjoint orientation").
   Orientation orientation = Orientation::kA;
-  bool residual = false;  ///< the residual assembled in the same pass
+  bool residual = false;                               ///< the residual assembled in the same pass
+  AoffPrecision aoff_precision = AoffPrecision::kF32;  ///< what Aoff was stored in: f32 or bf16
   /// The GPU assembly strategy that ran, edge or node (`auto` resolved: never kAuto); none for CPU variants.
   std::optional<AssemblyStrategy> assembly;
   /// Work units per block as asked: edges (edge assembly) or incident edges in whole rows (node assembly); 0 = the
@@ -115,7 +116,7 @@ struct RunRecord {
   double time_relative_to_hd = 0.0;  ///< median time over hd's on the same mesh and mode (0: no hd case to compare)
   std::optional<KernelResources> resources;
   bool validated = false;  ///< validation ran (mode full with validation on)
-  Tolerances tolerances;   ///< what validation passed against
+  Tolerances tolerances;   ///< what validation passed against (a bf16 case's Aoff one raised: validation_tolerances)
   Comparison comparison;
   ParallelFigures parallel;
   /// A solve case (bench --solve): the assembly above (mode full, A, with the residual), validated, then the step
@@ -126,9 +127,9 @@ struct RunRecord {
 /// \brief Fills the derived figures (ns/edge, GB/s, GFLOP/s, roofline fraction) of a record.
 void finish_record(RunRecord& record, const std::optional<DeviceCeilings>& device);
 
-/// \brief Sets time_relative_to_hd of every record that ran, from the record of the same mesh, mode and orientation
-/// whose variant is the analytic Jacobian (Seeding::kAnalytic: hd), the yardstick of the AD types as in Sacado's
-/// performance tests; with several such cases there (strategies, block sizes), the fastest.
+/// \brief Sets time_relative_to_hd of every record that ran, from the record of the same mesh, mode, orientation,
+/// residual and Aoff precision whose variant is the analytic Jacobian (Seeding::kAnalytic: hd), the yardstick of the AD
+/// types as in Sacado's performance tests; with several such cases there (strategies, block sizes), the fastest.
 void relate_to_hd(std::vector<RunRecord>& records);
 
 /// \brief The run object of docs/bench-json.md: the one definition of a record's keys, in file order.

@@ -51,6 +51,10 @@ std::string aoff_precision_refusal(const std::string& variant, AoffPrecision pre
       variant);
 }
 
+AoffPrecision assembly_precision(AoffPrecision solve_precision) {
+  return solve_precision == AoffPrecision::kBf16 ? AoffPrecision::kBf16 : AoffPrecision::kF32;
+}
+
 std::string mcgs_on_ranks_note(const std::string& ranks) {
   return fmt::format(
       "mcgs on {}: each rank sweeps its own nodes (the ranks meet as in block Jacobi), so the iterations depend on "

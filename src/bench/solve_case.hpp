@@ -29,12 +29,17 @@ std::vector<SolveOptions> solve_cases(const SolveSweep& sweep);
 /// takes the float64 Aoff that only the CPU reference assembles.
 std::string aoff_precision_refusal(const std::string& variant, AoffPrecision precision);
 
+/// \brief The precision a solve's assembly stores Aoff in: bf16 for a bf16 solve (its GPU kernels store bfloat16), f32
+/// for the others (f64's M takes the CPU reference's float64 values, assembled apart).
+AoffPrecision assembly_precision(AoffPrecision solve_precision);
+
 /// \brief What mcgs on many ranks does, for a note: "mcgs on RANKS: each rank sweeps its own nodes ..."
 /// (docs/design.md, "The solve", many ranks); `ranks` names them ("2 ranks").
 std::string mcgs_on_ranks_note(const std::string& ranks);
 
 /// \brief Solves M dQ = -R with `jacobian`, which `variant` assembled on `mesh` with its residual: Aoff put in the
-/// options' precision (f64: the CPU reference's float64 values, assembled again), then the step solved where the
+/// options' precision (f64: the CPU reference's float64 values, assembled again; bf16, already assembled so, rounds to
+/// itself), then the step solved where the
 /// variant assembled, a GPU variant's Jacobian on the GPU (solve_step_on_device), any other on the host (solve_step);
 /// on many ranks (collective) each rank solves for its owned rows.
 SolveOutcome solve_assembled(const PreparedMesh& mesh, const VariantInfo& variant, Jacobian& jacobian,

@@ -116,6 +116,9 @@ SweepPlan plan_sweep(const SweepConfig& config) {
   for (const std::string& assembly : options.assemblies) add_unique(strategies, parse_assembly_strategy(assembly));
   std::vector<int> units_per_block;
   for (int units : options.edges_per_block) add_unique(units_per_block, units);
+  std::vector<AoffPrecision> precisions;
+  for (const std::string& precision : options.aoff_precisions)
+    add_unique(precisions, parse_assembly_precision(precision));
 
   // ---- options that contradict each other are refused; options without effect are noted ---------------------
   SweepPlan plan;
@@ -206,23 +209,25 @@ SweepPlan plan_sweep(const SweepConfig& config) {
         add_unique(variant_strategies, resolve_strategy(strategy, variant_info(variant)));
       if (!has_strategies(variant)) variant_strategies.resize(1);
       const std::vector<int> variant_units = gpu ? units_per_block : std::vector{0};
-      for (AssemblyStrategy strategy : variant_strategies)
-        for (int units : variant_units)
-          for (AssemblyMode mode : modes) {
-            SweepCase sweep_case;
-            sweep_case.mesh = m;
-            sweep_case.variant = variant;
-            sweep_case.timing.warmup = options.warmup;
-            sweep_case.timing.reps = options.reps;
-            sweep_case.assembly.mode = mode;
-            sweep_case.assembly.edges_per_block = units;
-            sweep_case.assembly.strategy = strategy;
-            sweep_case.assembly.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
-            sweep_case.assembly.residual = options.residual;
-            sweep_case.named = is_named;
-            if (gpu) sweep_case.skip_reason = no_gpu.brief;
-            plan.cases.push_back(std::move(sweep_case));
-          }
+      for (AoffPrecision precision : precisions)
+        for (AssemblyStrategy strategy : variant_strategies)
+          for (int units : variant_units)
+            for (AssemblyMode mode : modes) {
+              SweepCase sweep_case;
+              sweep_case.mesh = m;
+              sweep_case.variant = variant;
+              sweep_case.timing.warmup = options.warmup;
+              sweep_case.timing.reps = options.reps;
+              sweep_case.assembly.mode = mode;
+              sweep_case.assembly.edges_per_block = units;
+              sweep_case.assembly.strategy = strategy;
+              sweep_case.assembly.orientation = options.transpose ? Orientation::kTransposed : Orientation::kA;
+              sweep_case.assembly.residual = options.residual;
+              sweep_case.assembly.aoff_precision = precision;
+              sweep_case.named = is_named;
+              if (gpu) sweep_case.skip_reason = no_gpu.brief;
+              plan.cases.push_back(std::move(sweep_case));
+            }
       // The variant's solve cases: its own assembly strategy (auto), validated, with the residual.
       for (const SolveOptions& solve : solves) {
         SweepCase sweep_case;
@@ -234,6 +239,7 @@ SweepPlan plan_sweep(const SweepConfig& config) {
         sweep_case.assembly.strategy = resolve_strategy(AssemblyStrategy::kAuto, variant_info(variant));
         sweep_case.assembly.orientation = Orientation::kA;
         sweep_case.assembly.residual = true;
+        sweep_case.assembly.aoff_precision = assembly_precision(solve.aoff_precision);
         sweep_case.named = is_named;
         sweep_case.solve = solve;
         const std::string refusal = aoff_precision_refusal(variant, solve.aoff_precision);
@@ -269,6 +275,7 @@ std::string case_label(const SweepPlan& plan, const SweepCase& sweep_case) {
   }
   if (sweep_case.assembly.orientation == Orientation::kTransposed) label += " A^T";
   if (sweep_case.assembly.residual) label += " +R";
+  if (sweep_case.assembly.aoff_precision == AoffPrecision::kBf16) label += " bf16";
   if (!variant_info(sweep_case.variant).emulates.empty())
     label += fmt::format(" {}", to_string(sweep_case.assembly.strategy));
   if (variant_info(sweep_case.variant).backend == Backend::kCuda) {

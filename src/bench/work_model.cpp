@@ -17,11 +17,13 @@ WorkEstimate estimate_work(const WorkCase& work_case, const std::optional<Device
   const StrategyWork& strategy = found->second;
   const auto nodes = static_cast<double>(work_case.n_nodes), edges = static_cast<double>(work_case.n_edges);
   const auto blocks = static_cast<double>(work_case.n_blocks);
-  work.bytes = strategy.bytes.bytes(nodes, edges, blocks);
+  const AoffPrecision stored = work_case.assembly.empty() ? AoffPrecision::kF32 : work_case.aoff_precision;
+  work.bytes = strategy.bytes.bytes(nodes, edges, blocks, stored);
   work.flops = strategy.fp64_flops_per_edge() * edges;
   work.fp64_instructions = strategy.fp64_instructions_per_edge() * edges;
   if (device)
-    work.floor_ms = 1e3 * strategy.floor_seconds(nodes, edges, blocks, device->copy_bandwidth_gbs, device->fp64_gflops);
+    work.floor_ms =
+        1e3 * strategy.floor_seconds(nodes, edges, blocks, device->copy_bandwidth_gbs, device->fp64_gflops, stored);
   return work;
 }
 

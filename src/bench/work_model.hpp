@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/device_probe.hpp"
+#include "jacobian/aoff_precision.hpp"
 
 namespace fluxjac {
 
@@ -17,6 +18,8 @@ struct WorkCase {
   std::string variant;   ///< registry name
   std::string assembly;  ///< GPU assembly strategy, "edge" or "node"; empty for the CPU reference ("cpu")
   std::int64_t n_nodes = 0, n_edges = 0, n_blocks = 0;  ///< n_blocks: off-diagonal blocks (2 per edge)
+  /// What the GPU kernels store Aoff in (the CPU reference stores float32 and rounds when fetched, untimed).
+  AoffPrecision aoff_precision = AoffPrecision::kF32;
 };
 
 /// \brief Minimum traffic and arithmetic of one assembly, and the floor time they imply.

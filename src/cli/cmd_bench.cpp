@@ -190,7 +190,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       ->delimiter(',');
   bench_app
       ->add_option("--solve-aoff-precision", solves.aoff_precisions,
-                   "the precisions Aoff enters M in: f32 as assembled (default), bf16 rounded to bfloat16, f64 the "
+                   "the precisions Aoff enters M in: f32 as assembled (default), bf16 assembled in bfloat16, f64 the "
                    "CPU reference's values before rounding (variant reference only; the other variants' f64 cases "
                    "are skipped)")
       ->delimiter(',');

@@ -37,8 +37,8 @@ std::map<std::string, std::string> output_files(const SweepPlan& plan, const std
       fail(ExitCode::kUsage, "--output needs --mode full (other modes do not assemble a complete Jacobian)");
     if (files.count(sweep_case.variant))
       fail(ExitCode::kUsage,
-           "--output writes one Jacobian per variant, and '{}' has several cases here: select one assembly and one "
-           "edges per block",
+           "--output writes one Jacobian per variant, and '{}' has several cases here: select one assembly, one "
+           "edges per block and one Aoff precision",
            sweep_case.variant);
     files[sweep_case.variant] = output;
   }
@@ -76,6 +76,7 @@ int run(RunOptions options, const std::vector<InputPath>& inputs) {
       JacobianFileInfo info{sweep_case.variant, mesh.summary.file, mesh.state_file,
                             fmt::format("{} ({})", kVersion, kGitRevision)};
       info.orientation = sweep_case.assembly.orientation;
+      info.aoff_precision = sweep_case.assembly.aoff_precision;
       // One file in the mesh file's numbering, of every rank's owned rows.
       write_owned_rows(*mesh.comm, output, mesh.layout, mesh.pattern, jacobian, info);
       if (note) note(fmt::format("wrote {}", output));

@@ -156,6 +156,7 @@ int solve(const SolveCommandOptions& options) {
   CaseRequest request;
   request.variant = variant;
   request.assembly.residual = true;
+  request.assembly.aoff_precision = assembly_precision(options.solve.aoff_precision);
   request.timing.warmup = options.warmup;
   request.timing.reps = options.reps;
   request.reference = &reference;
@@ -182,6 +183,7 @@ int solve(const SolveCommandOptions& options) {
   if (comm.is_root()) report(options, mesh, assembly, outcome);
   if (!options.output.empty()) {
     JacobianFileInfo info{variant, mesh.summary.file, mesh.state_file, fmt::format("{} ({})", kVersion, kGitRevision)};
+    info.aoff_precision = request.assembly.aoff_precision;
     write_solve_file(options.output, mesh.pattern, jacobian, info, options.solve, outcome, ranks);
     say(note, fmt::format("wrote {}", options.output));
   }
@@ -231,8 +233,9 @@ void add_solve_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   command
       ->add_option("--aoff-precision", options->aoff_precision,
-                   "the precision Aoff enters M in: f32 as assembled; bf16, rounded to bfloat16 (8 significant "
-                   "bits); f64, the CPU reference's values before rounding (--variant reference, host solve)")
+                   "the precision Aoff enters M in: f32 as assembled; bf16, assembled in bfloat16 (8 significant "
+                   "bits; a GPU variant's kernels store it); f64, the CPU reference's values before rounding "
+                   "(--variant reference, host solve)")
       ->capture_default_str();
   command->add_option("--sweeps", options->solve.sweeps, "Gauss-Seidel sweeps per application of mcgs (1 to 100)")
       ->capture_default_str();

@@ -198,6 +198,10 @@ std::string describe_jacobian_file(const std::string& path) {
       fmt::format("{}: fluxjac Jacobian (format {} version {})\n", path, kJacobianFormat, stored.info.format_version);
   add_line(text, "orientation",
            stored.info.orientation == Orientation::kA ? "A = dR/dQ" : "A^T (the transpose of dR/dQ: adjoint)");
+  add_line(text, "Aoff precision",
+           stored.info.aoff_precision == AoffPrecision::kBf16
+               ? "bf16 (assembled in bfloat16; each float32 of /jacobian/aoff holds one exactly)"
+               : "f32");
   add_line(text, "nodes (block rows)", std::to_string(pattern.n_nodes));
   add_line(text, "off-diagonal blocks",
            fmt::format("{} ({:.3g} per row)", pattern.nnz(),

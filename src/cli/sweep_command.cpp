@@ -112,6 +112,15 @@ void add_case_options(CLI::App& command, CaseOptions& options) {
       ->delimiter(',')
       ->capture_default_str();
   command
+      .add_option("--aoff-precision", options.aoff_precisions,
+                  fmt::format("what Aoff is stored in: f32, or bf16 (bfloat16, 8 significant bits: GPU kernels store "
+                              "half the bytes; the file's float32 Aoff holds the bfloat16 values exactly, and "
+                              "validation takes an Aoff tolerance of at least {:g}); f64 exists only for 'fluxjac "
+                              "solve --variant reference'",
+                              kBf16AoffTolerance))
+      ->delimiter(',')
+      ->capture_default_str();
+  command
       .add_option("--warmup", options.warmup,
                   fmt::format("untimed runs before timing, per case (at most {})", kMaxWarmup))
       ->capture_default_str();
@@ -235,9 +244,15 @@ int report_sweep(const SweepPlan& plan, const SweepResult& result, const SweepCo
   const std::string why_skipped = one_reason ? ": " + skip_reason : " (the table says why)";
   const std::string skipped_note =
       skipped == 0 || ran == 0 ? "" : "; skipped: " + (one_reason ? skip_reason : std::string("see the table"));
+  // A bf16 case validates Aoff at no less than kBf16AoffTolerance (validation_tolerances): said when one ran.
+  const bool bf16_validated = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
+    return r.validated && r.aoff_precision == AoffPrecision::kBf16;
+  });
+  const double bf16_aoff = validation_tolerances(config.cases.tolerances, AoffPrecision::kBf16).aoff;
   if (speak && validated > 0)
-    fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e}{} (max|A - R| / max|R|); reference: {}\n",
+    fmt::print(out, "tolerances: Adiag {:.0e}, Aoff {:.0e}{}{} (max|A - R| / max|R|); reference: {}\n",
                config.cases.tolerances.adiag, config.cases.tolerances.aoff,
+               bf16_validated ? fmt::format(" (bf16 cases: {:.2e})", bf16_aoff) : "",
                config.cases.residual ? fmt::format(", residual {:.0e}", config.cases.tolerances.residual) : "",
                config.reference.empty() ? "CPU multivariate dual" : config.reference);
   if (speak &&

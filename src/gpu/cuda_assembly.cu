@@ -139,8 +139,21 @@ void CudaAssembly::setup(const EdgeMesh& mesh, const FlowState& state, const Jac
   slots_.upload(slots.data(), slots.size());
   state_.upload(state.Q.data(), state.Q.size());
   adiag_.allocate(static_cast<std::size_t>(pattern.n_nodes) * kBlockEntries);
-  aoff_.allocate(static_cast<std::size_t>(pattern.nnz()) * kBlockEntries);
+  aoff_entries_ = static_cast<std::size_t>(pattern.nnz()) * kBlockEntries;
+  aoff_.allocate(0);
+  aoff_bf16_.allocate(0);
+  hold_aoff(options_.aoff_precision);
   holds_full_assembly_ = false;
+}
+
+void CudaAssembly::hold_aoff(AoffPrecision precision) {
+  if (precision == AoffPrecision::kBf16) {
+    aoff_.allocate(0);
+    if (aoff_bf16_.size() != aoff_entries_) aoff_bf16_.allocate(aoff_entries_);
+  } else {
+    aoff_bf16_.allocate(0);
+    if (aoff_.size() != aoff_entries_) aoff_.allocate(aoff_entries_);
+  }
 }
 
 void CudaAssembly::setup_node_map(const EdgeMesh& mesh, const JacobianPattern& pattern,
@@ -212,6 +225,7 @@ void CudaAssembly::upload_node_targets(Orientation orientation) {
 }
 
 void CudaAssembly::prepare(const AssemblyOptions& options) {
+  check_assembly_precision(options.aoff_precision);
   strategy_ = resolve_strategy(options.strategy, info_);
   units_per_block_ = options.edges_per_block > 0 ? options.edges_per_block : default_units_per_block(strategy_);
   const int max_threads =  // limited by the kernel's registers
@@ -240,6 +254,7 @@ void CudaAssembly::prepare(const AssemblyOptions& options) {
   if (strategy_ == AssemblyStrategy::kNode) units_per_block_ = node_launch_.capacity;  // after any halving
   if (options.residual && residual_.size() != static_cast<std::size_t>(n_nodes_) * kBlock)
     residual_.allocate(static_cast<std::size_t>(n_nodes_) * kBlock);
+  hold_aoff(options.aoff_precision);
   stage_flags_ = flags;
   holds_full_assembly_ = false;
   options_ = options;
@@ -255,7 +270,9 @@ void CudaAssembly::zero() {
 
 void CudaAssembly::assemble() {
   const DeviceEdges edges{edges_.data(), normals_.data(), areas_.data(), slots_.data(), state_.data(), n_edges_};
-  const DeviceJacobian jacobian{adiag_.data(), aoff_.data(), options_.residual ? residual_.data() : nullptr};
+  const bool bf16 = options_.aoff_precision == AoffPrecision::kBf16;
+  const DeviceJacobian jacobian{adiag_.data(), bf16 ? nullptr : aoff_.data(),
+                                options_.residual ? residual_.data() : nullptr, bf16 ? aoff_bf16_.data() : nullptr};
   const DeviceNodeMap map{row_ptr_.data(),    col_idx_.data(), entry_target_.size() ? entry_target_.data() : nullptr,
                           entry_face_.data(), tiles_.data(),   row_node_.data()};
   // A rank that owns no edges (more ranks than a mesh can usefully hold) assembles nothing, but still takes part in
@@ -294,10 +311,17 @@ void CudaAssembly::fetch(Jacobian& out) {
     assemble();
   }
   out.adiag.resize(adiag_.size());
-  out.aoff.resize(aoff_.size());
+  out.aoff.resize(aoff_entries_);
   out.residual.resize(options_.residual ? residual_.size() : 0);
   adiag_.download(out.adiag.data());
-  aoff_.download(out.aoff.data());
+  if (options_.aoff_precision == AoffPrecision::kBf16) {
+    // Widened exactly: a bfloat16 is the high 16 bits of a float32.
+    std::vector<std::uint16_t> bits(aoff_entries_);
+    aoff_bf16_.download(bits.data());
+    std::transform(bits.begin(), bits.end(), out.aoff.begin(), widen_bf16);
+  } else {
+    aoff_.download(out.aoff.data());
+  }
   if (options_.residual) residual_.download(out.residual.data());
 }
 

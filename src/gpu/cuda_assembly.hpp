@@ -93,6 +93,8 @@ class CudaAssembly : public Variant {
   /// too large for shared memory is halved until it fits. Refuses a tile that still does not fit. Fills `tiles`, when
   /// given, with the chosen plan's tiles (each block's rows and entries, from host_row_ptr_).
   NodeLaunch plan_fitting_rows(int requested, bool may_halve, KernelForm form, std::vector<NodeTile>* tiles) const;
+  /// Holds the Aoff array of `precision` (its entries) and frees the other: the largest meshes fill the GPU with one.
+  void hold_aoff(AoffPrecision precision);
   /// The kernel form of the prepared case.
   KernelForm form() const { return {options_.orientation, options_.residual}; }
 
@@ -115,7 +117,9 @@ class CudaAssembly : public Variant {
   DeviceArray<double> normals_, areas_, state_, adiag_;
   DeviceArray<double> residual_;  ///< allocated by the first case that asks for the residual
   DeviceArray<std::int32_t> slots_;
-  DeviceArray<float> aoff_;
+  DeviceArray<float> aoff_;               ///< Aoff in float32; empty while aoff_bf16_ is held
+  DeviceArray<std::uint16_t> aoff_bf16_;  ///< Aoff in bfloat16 (a case prepared with bf16); else empty
+  std::size_t aoff_entries_ = 0;          ///< 25 per off-diagonal block
   edge_index n_edges_ = 0;
   std::int64_t n_nodes_ = 0;
   int units_per_block_ = 0;

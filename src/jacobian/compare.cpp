@@ -17,6 +17,12 @@ double relative_max_error(const std::vector<T>& values, const std::vector<T>& re
 
 }  // namespace
 
+Tolerances validation_tolerances(const Tolerances& asked, AoffPrecision precision) {
+  Tolerances tolerances = asked;
+  if (precision == AoffPrecision::kBf16) tolerances.aoff = std::max(asked.aoff, kBf16AoffTolerance);
+  return tolerances;
+}
+
 double relative_error(double max_difference, double max_reference) {
   if (max_reference == 0.0) return max_difference == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
   return max_difference / max_reference;

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "jacobian/aoff_precision.hpp"
 #include "jacobian/jacobian.hpp"
 
 namespace fluxjac {
@@ -20,11 +21,23 @@ namespace fluxjac {
 /// The residual (float64) is a sum of the edges' fluxes in another order (node assembly sums each row, the reference
 /// in edge order): a few ulps of its terms, relative to the largest R; 1e-10 leaves margin where R is small beside
 /// its terms (a state near a steady one).
+/// Aoff in bfloat16 (`--aoff-precision bf16`) is compared with the float32 reference at no less than
+/// kBf16AoffTolerance (validation_tolerances).
 struct Tolerances {
   double adiag = 1e-12;
   double aoff = 1e-6;
   double residual = 1e-10;
 };
+
+/// The least Aoff tolerance of a bfloat16 Aoff, 2^-8. A bfloat16 keeps 8 significant bits: rounding an entry x with
+/// 2^e <= |x| < 2^(e + 1) to the nearest moves it by at most half its spacing, 2^(e - 8), which is at most
+/// 2^-8 / (1 + 2^-8) of |x| (the worst case is just above 2^e). So max|A - R| / max|R| stays below 2^-8, with a margin
+/// of about 2^-16 for the float32 rounding both sides already carry (about 6e-8).
+inline constexpr double kBf16AoffTolerance = 1.0 / 256.0;
+
+/// \brief The tolerances a case of Aoff in `precision` is validated with: `asked`, the Aoff one raised to at least
+/// kBf16AoffTolerance for bf16.
+Tolerances validation_tolerances(const Tolerances& asked, AoffPrecision precision);
 
 struct Comparison {
   bool same_pattern = false;

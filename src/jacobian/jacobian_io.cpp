@@ -202,6 +202,7 @@ void write_attributes(const h5::File& file, const JacobianFileInfo& info) {
   h5::write_attribute(file, kGroup, "state_file", info.state_file);
   h5::write_attribute(file, kGroup, "fluxjac_version", info.version);
   h5::write_attribute(file, kGroup, "orientation", std::string(to_string(info.orientation)));
+  h5::write_attribute(file, kGroup, "aoff_precision", std::string(to_string(info.aoff_precision)));
 }
 
 /// The attributes of an open Jacobian file whose format is checked.
@@ -224,6 +225,14 @@ JacobianFileInfo read_attributes(const h5::File& file, int format_version) {
       fail(ExitCode::kInvalidInput, "{}: {}: attribute \"orientation\" is \"{}\", expected \"A\" or \"A^T\"",
            file.name(), kGroup, quoted_file_text(*orientation));
     info.orientation = *parsed;
+  }
+  // Files written before Aoff could be assembled in bfloat16 have no such attribute: float32.
+  if (const std::optional<std::string> precision = h5::read_string_attribute(file, kGroup, "aoff_precision")) {
+    const std::optional<AoffPrecision> parsed = find_named<AoffPrecision>(*precision);
+    if (!parsed || *parsed == AoffPrecision::kF64)
+      fail(ExitCode::kInvalidInput, "{}: {}: attribute \"aoff_precision\" is \"{}\", expected \"f32\" or \"bf16\"",
+           file.name(), kGroup, quoted_file_text(*precision));
+    info.aoff_precision = *parsed;
   }
   return info;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "jacobian/aoff_precision.hpp"
 #include "jacobian/jacobian.hpp"
 #include "util/hdf5.hpp"
 
@@ -20,8 +21,8 @@ inline constexpr int kJacobianFormatVersion = 3;
 /// The oldest version read: version 1 files have no orientation and hold A; versions 1 and 2 have no residual.
 inline constexpr int kJacobianOldestFormatVersion = 1;
 
-/// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version), and
-/// the matrix the file holds (attribute orientation: "A" or "A^T").
+/// \brief Provenance stored as string attributes of /jacobian (variant, mesh_file, state_file, fluxjac_version), the
+/// matrix the file holds (attribute orientation: "A" or "A^T") and Aoff's precision (attribute aoff_precision).
 struct JacobianFileInfo {
   std::string variant;     ///< registry name of the variant that assembled it
   std::string mesh_file;   ///< input mesh path
@@ -29,6 +30,9 @@ struct JacobianFileInfo {
   std::string version;     ///< fluxjac version and git revision
   Orientation orientation = Orientation::kA;
   int format_version = kJacobianFormatVersion;  ///< read from the file; files are written in kJacobianFormatVersion
+  /// The precision Aoff was assembled in (attribute aoff_precision: "f32", or "bf16" where each float32 of
+  /// /jacobian/aoff is a bfloat16 widened exactly); a file without the attribute holds f32.
+  AoffPrecision aoff_precision = AoffPrecision::kF32;
 };
 
 /// \brief A Jacobian read back from a file (e.g. a stored reference).
@@ -46,7 +50,8 @@ void write_jacobian(const std::string& path, const JacobianPattern& pattern, con
                     const JacobianFileInfo& info, const std::function<void(const h5::File&)>& add_more = {});
 
 /// \brief The format version and attributes of a Jacobian file, without reading its datasets: Error(kInvalidInput)
-/// when it is not a Jacobian file of a version this fluxjac reads, or its orientation is not "A" or "A^T".
+/// when it is not a Jacobian file of a version this fluxjac reads, its orientation is not "A" or "A^T", or its
+/// aoff_precision not "f32" or "bf16".
 JacobianFileInfo read_jacobian_info(const std::string& path);
 
 /// \brief Reads and validates a Jacobian file: types, consistent shapes, row_ptr from 0 to nnz and

@@ -84,6 +84,7 @@ class EmulatedVariant final : public HostVariant {
       fail(ExitCode::kUsage, "variant '{}' runs only in mode 'full' (the Table IV split is the GPU kernels')",
            info_.name);
     options_ = options;
+    HostVariant::prepare(options);
   }
   void assemble() override {
     emulate_assembly(info_, options_.strategy, *mesh_, state_, *pattern_, options_.orientation, jacobian_,

@@ -148,6 +148,7 @@ class ReferenceVariant final : public HostVariant {
     orientation_ = options.orientation;
     if (options.residual != residual_) jacobian_.resize(*pattern_, options.residual);
     residual_ = options.residual;
+    HostVariant::prepare(options);
   }
   void assemble() override { assemble_reference(*mesh_, state_, *pattern_, jacobian_, orientation_, residual_); }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "assembly/edge_input.hpp"
+#include "jacobian/aoff_precision.hpp"
 #include "jacobian/jacobian.hpp"
 #include "mesh/edge_mesh.hpp"
 #include "registry/stopwatch.hpp"
@@ -130,6 +131,10 @@ struct AssemblyOptions {
   /// Also the residual R, summed in the same pass from the flux values the assembly computes (docs/design.md,
   /// "Residual, sign convention and the four blocks"); Jacobian::residual stays empty without it.
   bool residual = false;
+  /// The precision Aoff is stored in, f32 or bf16 (never f64): a GPU variant's kernels store bfloat16, halving the
+  /// bytes of the Aoff stores; a host variant rounds its float32 values when they are fetched. fetch() returns either
+  /// as float32 (docs/design.md, "Aoff in bfloat16").
+  AoffPrecision aoff_precision = AoffPrecision::kF32;
 };
 
 /// The strategy a GPU variant runs for a request: `auto` resolves to the variant's preferred one.

@@ -23,11 +23,11 @@ void conservative_inputs(double rho, double u, double v, double w, double p, Cou
 
 }  // namespace
 
-double StrategyWork::floor_seconds(double n_nodes, double n_edges, double n_blocks, double copy_gbs,
-                                   double fp64_gflops) const {
+double StrategyWork::floor_seconds(double n_nodes, double n_edges, double n_blocks, double copy_gbs, double fp64_gflops,
+                                   AoffPrecision aoff) const {
   if (copy_gbs <= 0.0 || fp64_gflops <= 0.0) return 0.0;
   // The FP64 pipe issues one DFMA, DADD or DMUL per lane and cycle: instructions at half the FMA flop rate.
-  return std::max(bytes.bytes(n_nodes, n_edges, n_blocks) / (copy_gbs * 1e9),
+  return std::max(bytes.bytes(n_nodes, n_edges, n_blocks, aoff) / (copy_gbs * 1e9),
                   fp64_instructions_per_edge() * n_edges / (fp64_instruction_rate(fp64_gflops) * 1e9));
 }
 

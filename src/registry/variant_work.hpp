@@ -9,6 +9,7 @@
 
 #include "ad/counting_real.hpp"
 #include "assembly/edge_input.hpp"
+#include "jacobian/aoff_precision.hpp"
 
 namespace fluxjac {
 
@@ -27,9 +28,11 @@ struct BytesModel {
   double per_node = 0.0;          ///< node-indexed arrays (states, Adiag, row pointers)
   double zeroing_per_node = 0.0;  ///< zeroing Adiag before the assembly, timed apart (TimingSamples::zero_ms)
 
-  /// \brief Bytes of one assembly (zeroing excluded) on a mesh of these sizes.
-  double bytes(double n_nodes, double n_edges, double n_blocks) const {
-    return per_edge * n_edges + per_block * n_blocks + per_node * n_nodes;
+  /// \brief Bytes of one assembly (zeroing excluded) on a mesh of these sizes, Aoff stored in `aoff` (per_block counts
+  /// the Aoff block in float32; in bf16 each entry is 2 bytes instead of 4).
+  double bytes(double n_nodes, double n_edges, double n_blocks, AoffPrecision aoff = AoffPrecision::kF32) const {
+    const double bf16_saving = aoff == AoffPrecision::kBf16 ? kBlockEntries * (sizeof(float) - 2.0) : 0.0;
+    return per_edge * n_edges + (per_block - bf16_saving) * n_blocks + per_node * n_nodes;
   }
   /// \brief Bytes per edge at a given number of nodes per edge (two blocks per edge).
   double bytes_per_edge(double nodes_per_edge = kPaperNodesPerEdge) const {
@@ -67,7 +70,8 @@ struct StrategyWork {
   /// issuing its FP64 instructions at the FP64 instruction rate, half the FMA flop rate `fp64_gflops` (both
   /// measured by the device probe in the same process). The FP64 pipe takes a DADD or DMUL as long as a DFMA, so
   /// flops / flop rate would hold only for a kernel of FMAs alone (docs/performance.md, "The floor of a variant").
-  double floor_seconds(double n_nodes, double n_edges, double n_blocks, double copy_gbs, double fp64_gflops) const;
+  double floor_seconds(double n_nodes, double n_edges, double n_blocks, double copy_gbs, double fp64_gflops,
+                       AoffPrecision aoff = AoffPrecision::kF32) const;
 };
 
 /// \brief What a variant declares about its work.

@@ -32,24 +32,14 @@ void check_solve_options(const SolveOptions& options) {
     fail(ExitCode::kUsage, "--sweeps {}: Gauss-Seidel sweeps per application, 1 to 100", options.sweeps);
 }
 
-float round_to_bf16(double x) {
-  if (!std::isfinite(x) || x == 0.0) return static_cast<float>(x);
-  // 8 significant bits: a multiple of 2^(e - 7) for |x| in [2^e, 2^(e + 1)); below float32's normal range, of 2^-133.
-  const int exponent = std::max(std::ilogb(x), -126);
-  const double step = std::ldexp(1.0, exponent - 7);
-  const double rounded = std::nearbyint(x / step) * step;  // x / step is exact; nearbyint rounds ties to even
-  return static_cast<float>(rounded);                      // exact: a bfloat16 is a float32 (or overflows to inf)
-}
-
 void apply_aoff_precision(Jacobian& jacobian, AoffPrecision precision) {
   if (precision == AoffPrecision::kF64 && jacobian.aoff_f64.size() != jacobian.aoff.size())
     fail(ExitCode::kUsage,
          "--aoff-precision f64: only the CPU reference assembles Aoff in float64: give --variant reference (or f32, "
          "bf16)");
   if (precision != AoffPrecision::kBf16) return;
-  const bool exact = jacobian.aoff_f64.size() == jacobian.aoff.size();
-  for (std::size_t k = 0; k < jacobian.aoff.size(); ++k)
-    jacobian.aoff[k] = round_to_bf16(exact ? jacobian.aoff_f64[k] : static_cast<double>(jacobian.aoff[k]));
+  if (jacobian.aoff_f64.size() != jacobian.aoff.size()) return round_to_bf16(jacobian.aoff);
+  for (std::size_t k = 0; k < jacobian.aoff.size(); ++k) jacobian.aoff[k] = round_to_bf16(jacobian.aoff_f64[k]);
 }
 
 void check_solve_inputs(const JacobianPattern& pattern, const Jacobian& jacobian, Orientation orientation,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "jacobian/aoff_precision.hpp"
 #include "jacobian/jacobian_io.hpp"
 #include "part/local_part.hpp"
 #include "ranks/communicator.hpp"
@@ -18,18 +19,6 @@ namespace fluxjac {
 /// Gauss-Seidel (FUN3D's point-implicit sweeps).
 inline constexpr const char* kBlockJacobi = "pbjacobi";
 inline constexpr const char* kMulticolorGaussSeidel = "mcgs";
-
-/// The precision Aoff enters M in (docs/design.md, "The solve", "Aoff's precision"): float32 as assembled (the
-/// paper's and FUN3D's), bfloat16 (the float32 values rounded to 8 significant bits, to the nearest, ties to even;
-/// stored as float32, which holds every bfloat16 exactly), or float64 (the CPU reference's values before their
-/// rounding to float32; the host solve only).
-enum class AoffPrecision { kF64, kF32, kBf16 };
-inline constexpr NamedValue<AoffPrecision> kAoffPrecisionNames[] = {
-    {AoffPrecision::kF64, "f64"}, {AoffPrecision::kF32, "f32"}, {AoffPrecision::kBf16, "bf16"}};
-constexpr const auto& names_of(AoffPrecision) { return kAoffPrecisionNames; }
-
-/// \brief x rounded to the nearest bfloat16 (8 significant bits, float32's exponent range; ties to even), as a float.
-float round_to_bf16(double x);
 
 /// \brief Puts Aoff in `precision` for the solve: bf16 rounds jacobian.aoff in place (from aoff_f64 where the
 /// Jacobian has it, so that no value is rounded twice); f32 and f64 change nothing. Error(kUsage) for f64 without
