@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -465,7 +466,7 @@ TEST(MeshGenSlabs, EachPlanesWorkIsTheSumOfItsNodesVertexWeights) {
     std::vector<std::int64_t> degree(static_cast<std::size_t>(generated.mesh.n_nodes), 0);
     for (edge_index e = 0; e < generated.mesh.n_edges(); ++e)
       ++degree[generated.mesh.left(e)], ++degree[generated.mesh.right(e)];
-    for (const PartBalance balance : {PartBalance::kAssembly, PartBalance::kRows}) {
+    for (const PartBalance balance : {PartBalance::kAssembly, PartBalance::kSolve}) {
       std::vector<double> expected(static_cast<std::size_t>(spec.n) + 1, 0.0);
       for (std::int64_t node = 0; node < generated.mesh.n_nodes; ++node)
         expected[node / plane_nodes] += static_cast<double>(vertex_weight(balance, degree[node]));
@@ -474,41 +475,45 @@ TEST(MeshGenSlabs, EachPlanesWorkIsTheSumOfItsNodesVertexWeights) {
   }
 }
 
-TEST(MeshGenSlabs, RowsGiveSlabsOfEqualPlaneCountsAndAssemblyWorkKeepsItsSlabs) {
+TEST(MeshGenSlabs, EachBalancesSlabsHoldEqualWorkWithinAPlaneAndAssemblyWorkKeepsItsSlabs) {
   for (const char* kind : {"tet", "prism", "mixed"})
     for (const int n : {12, 13, 100})
-      for (int parts = 1; parts <= 7; ++parts) {
-        SCOPED_TRACE(fmt::format("{} n = {}, {} parts", kind, n, parts));
-        const BoxMeshSpec spec = spec_of(kind, n);
-        const std::vector<int> rows = box_slab_planes(spec, parts, PartBalance::kRows);
-        ASSERT_EQ(rows.size(), static_cast<std::size_t>(parts) + 1);
-        EXPECT_EQ(rows.front(), 0);
-        EXPECT_EQ(rows.back(), n + 1);
-        int thinnest = n + 1, thickest = 0;
-        for (int r = 0; r < parts; ++r) {
-          thinnest = std::min(thinnest, rows[r + 1] - rows[r]);
-          thickest = std::max(thickest, rows[r + 1] - rows[r]);
+      for (int parts = 1; parts <= 7; ++parts)
+        for (const PartBalance balance : {PartBalance::kAssembly, PartBalance::kSolve}) {
+          SCOPED_TRACE(fmt::format("{} n = {}, {} parts, {}", kind, n, parts, to_string(balance)));
+          const BoxMeshSpec spec = spec_of(kind, n);
+          const std::vector<int> planes = box_slab_planes(spec, parts, balance);
+          const std::vector<double> work = box_plane_work(spec, balance);
+          ASSERT_EQ(planes.size(), static_cast<std::size_t>(parts) + 1);
+          EXPECT_EQ(planes.front(), 0);
+          EXPECT_EQ(planes.back(), n + 1);
+          const double total = std::accumulate(work.begin(), work.end(), 0.0);
+          const double heaviest = *std::max_element(work.begin(), work.end());
+          for (int r = 0; r < parts; ++r) {
+            EXPECT_GE(planes[r + 1] - planes[r], 1);
+            const double slab = std::accumulate(work.begin() + planes[r], work.begin() + planes[r + 1], 0.0);
+            EXPECT_LE(std::abs(slab - total / parts), heaviest) << "slab " << r << ": within one plane of its share";
+          }
+          if (balance == PartBalance::kAssembly)
+            EXPECT_EQ(box_slab_planes(spec, parts), planes) << "assembly is the default";
         }
-        EXPECT_GE(thinnest, 1);
-        EXPECT_LE(thickest - thinnest, 1) << "rows balance: equal plane counts within one plane";
-        EXPECT_EQ(box_slab_planes(spec, parts), box_slab_planes(spec, parts, PartBalance::kAssembly))
-            << "assembly is the default";
-      }
   // Node-assembly work as it always was: the mixed box's prism planes, fewer edges per node, come in thicker slabs,
-  // so the slabs hold unequal node counts (n = 100, 2 ranks: 60 and 41 planes), where rows give 50 and 51.
+  // so the slabs hold unequal node counts (n = 100, 2 ranks: 60 and 41 planes). The solve's weights (24 + degree)
+  // differ less between the layers: 54 and 47.
   EXPECT_EQ(box_slab_planes(spec_of("mixed", 100), 2), (std::vector<int>{0, 60, 101}));
   EXPECT_EQ(box_slab_planes(spec_of("mixed", 100), 3), (std::vector<int>{0, 45, 74, 101}));
   EXPECT_EQ(box_slab_planes(spec_of("mixed", 100), 4), (std::vector<int>{0, 34, 60, 81, 101}));
   EXPECT_EQ(box_slab_planes(spec_of("mixed", 12), 2), (std::vector<int>{0, 8, 13}));
-  EXPECT_EQ(box_slab_planes(spec_of("mixed", 100), 2, PartBalance::kRows), (std::vector<int>{0, 50, 101}));
+  EXPECT_EQ(box_slab_planes(spec_of("mixed", 100), 2, PartBalance::kSolve), (std::vector<int>{0, 54, 101}));
   // Tetrahedra alone have the same work in every interior plane: both balances give the same slabs there.
-  EXPECT_EQ(box_slab_planes(spec_of("tet", 13), 2), box_slab_planes(spec_of("tet", 13), 2, PartBalance::kRows));
+  EXPECT_EQ(box_slab_planes(spec_of("tet", 13), 2), box_slab_planes(spec_of("tet", 13), 2, PartBalance::kSolve));
 }
 
 TEST(MeshGenSlabs, MemoryEstimateFollowsTheBalancesThickestSlab) {
   const BoxMeshSpec spec = spec_of("mixed", 100, "rcm");
-  // Assembly work puts 60 of 101 planes (and a ghost plane) on rank 0, rows at most 51: the thickest slab is smaller.
-  EXPECT_LT(estimate_box_mesh_bytes(spec, 2, PartBalance::kRows), estimate_box_mesh_bytes(spec, 2));
+  // Assembly work puts 60 of 101 planes (and a ghost plane) on rank 0, the solve's weights 54: the thickest slab is
+  // smaller.
+  EXPECT_LT(estimate_box_mesh_bytes(spec, 2, PartBalance::kSolve), estimate_box_mesh_bytes(spec, 2));
   EXPECT_EQ(estimate_box_mesh_bytes(spec, 2), estimate_box_mesh_bytes(spec, 2, PartBalance::kAssembly));
 }
 

@@ -718,7 +718,7 @@ TEST_F(PartitionCommand, PartitioningAPartitionedFileKeepsTheOriginalIds) {
 TEST_F(PartitionCommand, ABadBalanceGivesOneLineAndNoOutput) {
   const CommandResult result = run_fluxjac(fmt::format("mesh partition {} --parts 2 --balance nodes -o {}",
                                                        shell_quoted(mesh_), shell_quoted(folder_.file("p.h5"))));
-  expect_error(result, 3, {"unknown --balance 'nodes': use assembly or rows"});
+  expect_error(result, 3, {"unknown --balance 'nodes': use assembly or solve"});
   expect_no_output(folder_, "p.h5");
 }
 
@@ -728,7 +728,7 @@ std::string recorded_method(const std::string& path) {
   return h5::read_string_attribute(file, kPartitionGroup, "method").value_or("method not recorded");
 }
 
-TEST(PartitionBalance, RowsGivePartsOfEqualNodeCountsWhereAssemblyWorkDoesNot) {
+TEST(PartitionBalance, TheSolvesWeightsGivePartsOfNearerNodeCountsThanAssemblyWork) {
   if (!metis_available()) GTEST_SKIP() << kNoMetis;
   const TempDir folder;
   // The mixed box: prism layers below with fewer edges per node than the tetrahedra above.
@@ -737,7 +737,7 @@ TEST(PartitionBalance, RowsGivePartsOfEqualNodeCountsWhereAssemblyWorkDoesNot) {
   ASSERT_EQ(made.exit_code, 0) << made.output;
   std::map<std::string, PartitionStatistics> statistics;
   for (const auto& [name, balance] : std::vector<std::pair<std::string, std::optional<PartBalance>>>{
-           {"default", std::nullopt}, {"assembly", PartBalance::kAssembly}, {"rows", PartBalance::kRows}}) {
+           {"default", std::nullopt}, {"assembly", PartBalance::kAssembly}, {"solve", PartBalance::kSolve}}) {
     SCOPED_TRACE(name);
     const std::string out = folder.file(name + ".h5");
     const CommandResult result = run_fluxjac(
@@ -753,10 +753,12 @@ TEST(PartitionBalance, RowsGivePartsOfEqualNodeCountsWhereAssemblyWorkDoesNot) {
     check_partition_against_mesh(out, partitioned, layout);
     statistics[name] = partition_statistics(partitioned, layout);
   }
-  // METIS balances the vertex weights within its 3% (ufactor 30): rows balances the node counts; node-assembly work
-  // balances the incident edges, and on this mesh leaves the node counts far apart.
-  EXPECT_LE(statistics["rows"].node_imbalance, 1.05);
+  // METIS balances the vertex weights within its 3% (ufactor 30): node-assembly work (1 + degree) balances the
+  // incident edges, and on this mesh leaves the node counts far apart; the solve's weights (24 + degree) count each
+  // row as much as 24 edges, so its parts' node counts are nearer and their edges further apart.
   EXPECT_LE(statistics["assembly"].edge_imbalance, 1.05);
+  EXPECT_LT(statistics["solve"].node_imbalance, statistics["assembly"].node_imbalance);
+  EXPECT_GT(statistics["solve"].edge_imbalance, statistics["assembly"].edge_imbalance);
   EXPECT_GT(statistics["assembly"].node_imbalance, 1.05) << "the balances do not differ on this mesh";
   EXPECT_EQ(statistics["default"].node_imbalance, statistics["assembly"].node_imbalance);
   EXPECT_EQ(statistics["default"].edge_cut, statistics["assembly"].edge_cut);

@@ -65,8 +65,8 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
       mesh,
       {"partition",
        "Split an edge mesh into parts for a many-GPU run, one part per rank. METIS k-way on the node graph (vertices "
-       "weighted by 1 + degree, node assembly's work, or with --balance rows by 1, the solve's rows; minimum edge "
-       "cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
+       "weighted by 1 + degree, node assembly's work, or with --balance solve by 24 + degree, the solve's; minimum "
+       "edge cut); under mpirun (one rank per part, --parts the rank count), PT-Scotch "
        "on all ranks, each reading and writing only its slices (the input then needs a state). Nodes renumbered so "
        "that each part owns a contiguous range (in the order they had), edges sorted by the part of their L node, each "
        "part's ghost nodes and halo edges listed. The output is an ordinary edge mesh (every command reads it) plus "
@@ -77,7 +77,7 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
        "Example:\n"
        "  fluxjac mesh gen --kind mixed --n 40 --order rcm -o box.h5\n"
        "  fluxjac mesh partition box.h5 --parts 4 -o box-4.h5\n"
-       "  fluxjac mesh partition box.h5 --parts 4 --balance rows -o box-4-rows.h5   # for fluxjac solve\n"
+       "  fluxjac mesh partition box.h5 --parts 4 --balance solve -o box-4-solve.h5   # for fluxjac solve\n"
        "  fluxjac info box-4.h5"},
       action, [request, strategy, balance](const CLI::App&) {
         request->strategy = parse_named<ScotchStrategy>(*strategy, "PT-Scotch strategy");
@@ -97,8 +97,9 @@ void add_mesh_partition_command(CLI::App& mesh, CommandAction& action) {
   partition
       ->add_option("--balance", *balance,
                    fmt::format("what the parts balance: {} (default: assembly): assembly weighs each node 1 + its "
-                               "degree, the work of its row in node assembly (run, bench); rows weighs each 1, the "
-                               "rows of fluxjac solve's product and vectors",
+                               "degree, the work of its row in node assembly (run, bench); solve weighs each 24 + its "
+                               "degree, the work of its row in an iteration of fluxjac solve (its vectors and its "
+                               "blocks' product)",
                                name_list<PartBalance>()))
       ->option_text("NAME");
 }

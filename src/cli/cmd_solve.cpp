@@ -149,7 +149,7 @@ int solve(const SolveCommandOptions& options) {
   if (options.solve.cusparse && comm.distributed())
     fail(ExitCode::kUsage, "--cusparse times one GPU's product of the whole M: start the solve without mpirun");
   const MeshSource source = resolve_mesh_source(options.mesh, options.cache);
-  const PreparedMesh mesh = prepare_mesh_source(source, options.state, note, comm, PartBalance::kRows);
+  const PreparedMesh mesh = prepare_mesh_source(source, options.state, note, comm, PartBalance::kSolve);
   const ReferenceJacobian reference = compute_reference(mesh, Orientation::kA, note);
 
   auto assembly_variant = setup_variant(variant, mesh);

@@ -120,8 +120,8 @@ BoxSlab box_slab(const BoxMeshSpec& spec, int first_plane, int end_plane);
 
 /// \brief The work of each node plane under `balance`, the sum of vertex_weight over its nodes, from which slabs are
 /// balanced: for kAssembly the node-assembly work, nodes + twice the edges in the plane + the edges to the planes
-/// beside it (the sum of 1 + degree), smaller in the prism layers, which have fewer edges; for kRows its nodes, the
-/// same in every plane.
+/// beside it (the sum of 1 + degree), smaller in the prism layers, which have fewer edges; for kSolve the sum of
+/// kSolveRowWeight + degree, which differs less between the layers.
 std::vector<double> box_plane_work(const BoxMeshSpec& spec, PartBalance balance = PartBalance::kAssembly);
 
 /// \brief Plane offsets [parts + 1] of `parts` slabs of about equal work (box_plane_work under `balance`), each at

@@ -28,7 +28,7 @@ struct PartitionRequest {
   int parts = 1;
   /// PT-Scotch's strategy under mpirun (one process partitions with METIS).
   ScotchStrategy strategy = ScotchStrategy::kDefault;
-  /// What the parts balance, METIS's or PT-Scotch's: node-assembly work or rows (mesh/part_balance.hpp).
+  /// What the parts balance, METIS's or PT-Scotch's: node-assembly work or the solve's (mesh/part_balance.hpp).
   PartBalance balance = PartBalance::kAssembly;
 };
 

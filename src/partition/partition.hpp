@@ -44,7 +44,8 @@ std::string partition_method(int parts, PartBalance balance = PartBalance::kAsse
 /// \brief Splits the nodes into `parts` parts with METIS_PartGraphKway on the node graph (one vertex per node, one
 /// graph edge per mesh edge). Each vertex weighs vertex_weight(balance, its degree) (mesh/part_balance.hpp): by
 /// default 1 + its degree, the work of its row in node assembly (one Adiag block plus one flux per incident edge), so
-/// parts balance that work rather than the node count; kRows weighs every node 1, so parts balance the rows. Graph
+/// parts balance that work rather than the node count; kSolve weighs a node kSolveRowWeight + its degree, the solve's
+/// work per iteration. Graph
 /// edges are unweighted, so METIS minimizes the number of cut edges. The seed is fixed: the same mesh gives the same
 /// parts.
 /// parts == 1 needs no METIS. Disconnected meshes are fine (parts need not be connected). METIS may leave parts
