@@ -240,45 +240,6 @@ __device__ FLUXJAC_FORCEINLINE void store_row_sums(const double* staged, int row
   }
 }
 
-/// One or two bfloat16 Aoff entries on their way to memory: a 4-byte word of two (the lower address in the low half),
-/// or one alone.
-struct Bf16Store {
-  std::int64_t at;  ///< the (first) entry's index in Aoff
-  std::uint32_t bits;
-  bool pair;
-};
-
-/// \brief A node tile's Aoff blocks in bfloat16, two entries per 4-byte store: a block of 25 entries starting at an
-/// even entry index is stored as the pairs (0, 1) .. (22, 23) and 24 alone, one starting at an odd index as 0 alone
-/// and (1, 2) .. (23, 24), so that every pair is a whole aligned word: 13 stores per block instead of 25. Each entry is
-/// the one store_aoff would write (the float rounded to bfloat16).
-template <int kBatch>
-__device__ FLUXJAC_FORCEINLINE void scatter_bf16_pairs(const double* staging, int entries, const std::int32_t* target,
-                                                       std::uint16_t* aoff_bf16) {
-  constexpr int kStores = (kBlockEntries + 1) / 2;
-  block_strided_batches<kBatch>(
-      entries * kStores,
-      [&](int item) {
-        const int entry = item / kStores;
-        const int q = item - entry * kStores;
-        const std::int64_t first = static_cast<std::int64_t>(target[entry]) * kBlockEntries;
-        const bool odd = (first & 1) != 0;
-        const int component = odd ? (q == 0 ? 0 : 2 * q - 1) : 2 * q;
-        const bool pair = odd ? q > 0 : q < kStores - 1;
-        const auto half = [&](int k) -> std::uint32_t {
-          return __bfloat16_as_ushort(__float2bfloat16_rn(
-              static_cast<float>(block_signs(0).off_diagonal * staging[entry * kBlockEntries + k])));
-        };
-        return Bf16Store{first + component, pair ? half(component) | half(component + 1) << 16 : half(component), pair};
-      },
-      [&](int, const Bf16Store& store) {
-        if (store.pair)
-          *reinterpret_cast<std::uint32_t*>(aoff_bf16 + store.at) = store.bits;
-        else
-          aoff_bf16[store.at] = static_cast<std::uint16_t>(store.bits);
-      });
-}
-
 /// \brief The scatter phase of a node tile from its staged blocks (laid out as stored, compute_node_tile): A[j, i] =
 /// -D_ij at the target slot of entry (i, j), which is the slot of (j, i) (plain stores, 25 consecutive threads per
 /// block), Adiag[i] = sum_j D_ij and, with kResidual, R_i = sum_j A F(Q_i, Q_j, n_out) (store_row_sums); in A^T, (A[j,
@@ -289,18 +250,15 @@ __device__ FLUXJAC_FORCEINLINE void scatter_node_tile(const double* staging, con
                                                       int rows, int first_row, int first_entry,
                                                       const std::int32_t* row_start, const std::int32_t* target,
                                                       const node_index* row_node, const DeviceJacobian& jacobian) {
-  if (jacobian.aoff_bf16)
-    scatter_bf16_pairs<kBatch>(staging, entries, target, jacobian.aoff_bf16);
-  else
-    block_strided_batches<kBatch>(
-        entries * kBlockEntries,
-        [&](int item) {
-          const int entry = item / kBlockEntries;
-          const int component = item - entry * kBlockEntries;
-          return AoffStore{static_cast<std::int64_t>(target[entry]) * kBlockEntries + component,
-                           static_cast<float>(block_signs(0).off_diagonal * staging[item])};
-        },
-        [&](int, const AoffStore& store) { jacobian.aoff[store.at] = store.value; });
+  block_strided_batches<kBatch>(
+      entries * kBlockEntries,
+      [&](int item) {
+        const int entry = item / kBlockEntries;
+        const int component = item - entry * kBlockEntries;
+        return AoffStore{static_cast<std::int64_t>(target[entry]) * kBlockEntries + component,
+                         static_cast<float>(block_signs(0).off_diagonal * staging[item])};
+      },
+      [&](int, const AoffStore& store) { store_aoff(jacobian, store.at, store.value); });
   store_row_sums<kBatch, kBlockEntries>(staging, rows, first_row, first_entry, row_start, row_node, jacobian.adiag);
   if constexpr (kResidual)
     store_row_sums<kBatch, kBlock>(staged_flux, rows, first_row, first_entry, row_start, row_node, jacobian.residual);
