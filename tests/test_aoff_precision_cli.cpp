@@ -17,6 +17,7 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "partition/partition.hpp"
+#include "run_on_box.hpp"
 #include "test_support.hpp"
 #include "util/hdf5.hpp"
 
@@ -24,28 +25,12 @@ namespace fluxjac {
 namespace {
 
 using test::CommandResult;
+using test::read_text;
 using test::run_fluxjac;
 using test::TempDir;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-class AoffPrecisionCli : public ::testing::Test {
+class AoffPrecisionCli : public test::RunOnBox {
  protected:
-  void SetUp() override {
-    const GeneratedMesh generated = test::generate_mesh("mixed", 3, "random");
-    mesh_ = dir_.file("box.h5");
-    write_edge_mesh(mesh_, generated.mesh, &generated.state);
-  }
-  /// `run` on the mesh with `options`, writing `output`; expects success and PASS.
-  void run_to(const std::string& output, const std::string& options = "") const {
-    const CommandResult result =
-        run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}' {}", mesh_, output, options));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("PASS"), std::string::npos) << result.output;
-  }
   /// Expects `bf16` to hold f32's Aoff rounded to bfloat16 (each float32 with its low 16 bits zero) and its Adiag.
   static void expect_rounded(const StoredJacobian& f32, const StoredJacobian& bf16) {
     EXPECT_EQ(f32.info.aoff_precision, AoffPrecision::kF32);
@@ -63,8 +48,6 @@ class AoffPrecisionCli : public ::testing::Test {
     EXPECT_EQ(low_bits_set, 0u);
     EXPECT_FALSE(test::bitwise_equal(bf16.jacobian.aoff, f32.jacobian.aoff)) << "nothing was rounded";
   }
-  TempDir dir_;
-  std::string mesh_;
 };
 
 TEST_F(AoffPrecisionCli, TheReferenceInBf16WritesTheRoundedAoffAndTheAttributeAndInfoShowsIt) {
@@ -155,16 +138,12 @@ TEST_F(AoffPrecisionCli, F64IsRefusedWithOneLineAndNothingIsWritten) {
 }
 
 TEST_F(AoffPrecisionCli, TheConfigKeyDoesWhatTheOptionDoes) {
-  const std::string config = dir_.file("bf16.toml"), output = dir_.file("bf16.h5");
-  std::ofstream(config) << "aoff-precision = [\"bf16\"]\nthreads = 1\n";
-  const CommandResult result =
-      run_fluxjac(fmt::format("run --config '{}' --mesh '{}' -q -o '{}'", config, mesh_, output));
+  const std::string output = dir_.file("bf16.h5");
+  const CommandResult result = run_with_config("aoff-precision = [\"bf16\"]\nthreads = 1\n", output);
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(read_jacobian(output).info.aoff_precision, AoffPrecision::kBf16);
-  std::ofstream(config) << "aoff_precision = \"f32\"\n";
   std::filesystem::remove(output);
-  const CommandResult underscore =
-      run_fluxjac(fmt::format("run --config '{}' --mesh '{}' -q -o '{}'", config, mesh_, output));
+  const CommandResult underscore = run_with_config("aoff_precision = \"f32\"\n", output);
   ASSERT_EQ(underscore.exit_code, 0) << underscore.output;
   EXPECT_EQ(read_jacobian(output).info.aoff_precision, AoffPrecision::kF32);
 }

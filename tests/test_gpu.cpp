@@ -39,14 +39,19 @@ class GpuVariantTest : public ::testing::TestWithParam<test::VariantStrategy> {
     return variant;
   }
 
-  /// \brief One full assembly (no warm-up) with `units_per_block` edges or incident edges per block (0: default).
-  Jacobian assemble(Variant& variant, int units_per_block = 0) const {
-    variant.prepare(AssemblyOptions{AssemblyMode::kFull, units_per_block, strategy()});
+  /// \brief One assembly as `options` ask (no warm-up).
+  static Jacobian assemble(Variant& variant, const AssemblyOptions& options) {
+    variant.prepare(options);
     variant.zero();
     variant.assemble();
     Jacobian result;
     variant.fetch(result);
     return result;
+  }
+
+  /// \brief One full assembly (no warm-up) with `units_per_block` edges or incident edges per block (0: default).
+  Jacobian assemble(Variant& variant, int units_per_block = 0) const {
+    return assemble(variant, AssemblyOptions{AssemblyMode::kFull, units_per_block, strategy()});
   }
 
   /// \brief Expects an assembled Jacobian to pass validation against the reference of the same pattern.
@@ -273,12 +278,7 @@ TEST_P(ResidualInTheSamePass, MatchesTheReferenceAndLeavesTheJacobianAsItWas) {
       const auto run = [&](bool residual) {
         AssemblyOptions options{AssemblyMode::kFull, 0, strategy(), orientation};
         options.residual = residual;
-        variant->prepare(options);
-        variant->zero();
-        variant->assemble();
-        Jacobian result;
-        variant->fetch(result);
-        return result;
+        return assemble(*variant, options);
       };
       const Jacobian with = run(true), without = run(false);
       EXPECT_TRUE(without.residual.empty()) << what;
@@ -313,12 +313,7 @@ TEST_P(AoffInBf16, IsTheFloat32AoffRoundedAndValidates) {
       const auto run = [&](AoffPrecision precision) {
         AssemblyOptions options{AssemblyMode::kFull, 0, strategy(), orientation};
         options.aoff_precision = precision;
-        variant->prepare(options);
-        variant->zero();
-        variant->assemble();
-        Jacobian result;
-        variant->fetch(result);
-        return result;
+        return assemble(*variant, options);
       };
       const Jacobian f32 = run(AoffPrecision::kF32), bf16 = run(AoffPrecision::kBf16);
       std::vector<float> expected = f32.aoff;

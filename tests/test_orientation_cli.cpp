@@ -16,37 +16,18 @@
 #include "jacobian/jacobian_io.hpp"
 #include "mesh/mesh_io.hpp"
 #include "reference/reference.hpp"
+#include "run_on_box.hpp"
 #include "test_support.hpp"
 
 namespace fluxjac {
 namespace {
 
 using test::CommandResult;
+using test::read_text;
 using test::run_fluxjac;
 using test::TempDir;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-class OrientationCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const GeneratedMesh generated = test::generate_mesh("mixed", 3, "random");
-    mesh_ = dir_.file("box.h5");
-    write_edge_mesh(mesh_, generated.mesh, &generated.state);
-  }
-  /// `run` of the reference on the mesh with `options`, writing `output`; expects success.
-  void run_to(const std::string& output, const std::string& options = "") const {
-    const CommandResult result =
-        run_fluxjac(fmt::format("run --mesh '{}' --threads 1 -q -o '{}' {}", mesh_, output, options));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("PASS"), std::string::npos) << result.output;
-  }
-  TempDir dir_;
-  std::string mesh_;
-};
+class OrientationCli : public test::RunOnBox {};
 
 TEST_F(OrientationCli, TransposeWritesTheTransposeOfTheDefaultFileAndInfoShowsIt) {
   const std::string of_a = dir_.file("a.h5"), of_transpose = dir_.file("at.h5");
@@ -71,15 +52,12 @@ TEST_F(OrientationCli, TransposeWritesTheTransposeOfTheDefaultFileAndInfoShowsIt
 }
 
 TEST_F(OrientationCli, TheConfigKeyTransposeDoesWhatTheOptionDoesAndAMisspellingIsNamed) {
-  const std::string config = dir_.file("adjoint.toml"), output = dir_.file("at.h5");
-  std::ofstream(config) << "transpose = true\nthreads = 1\n";
-  const CommandResult result =
-      run_fluxjac(fmt::format("run --config '{}' --mesh '{}' -q -o '{}'", config, mesh_, output));
+  const std::string output = dir_.file("at.h5");
+  const CommandResult result = run_with_config("transpose = true\nthreads = 1\n", output);
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(read_jacobian(output).info.orientation, Orientation::kTransposed);
 
-  std::ofstream(config) << "transpos = true\n";
-  const CommandResult typo = run_fluxjac(fmt::format("run --config '{}' --mesh '{}' -q", config, mesh_));
+  const CommandResult typo = run_with_config("transpos = true\n");
   EXPECT_EQ(typo.exit_code, 3) << typo.output;
   EXPECT_NE(typo.output.find("unknown key 'transpos'; did you mean 'transpose'?"), std::string::npos) << typo.output;
   const CommandResult option = run_fluxjac(fmt::format("run --mesh '{}' --tranpose -q", mesh_));

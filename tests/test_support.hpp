@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -318,5 +319,11 @@ CommandResult run_fluxjac(const Args&) {
   return {};
 }
 #endif
+
+/// The whole of a text file (empty when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 }  // namespace fluxjac::test
