@@ -157,7 +157,11 @@ TEST(AoffInBf16, WideningIsExactAndAnAssemblyTakesF32OrBf16) {
     std::memcpy(&bits, &value, sizeof bits);
     EXPECT_EQ(bits & 0xffffu, 0u) << value;  // each a bfloat16 held in a float32
     EXPECT_EQ(widen_bf16(static_cast<std::uint16_t>(bits >> 16)), value);
+    EXPECT_EQ(bf16_bits(value), bits >> 16) << value;  // widen_bf16's inverse
   }
+  std::vector<float> again = values;  // rounding a bfloat16 leaves it as it is
+  round_to_bf16(again);
+  for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(std::memcmp(&again[k], &values[k], sizeof(float)), 0);
   EXPECT_EQ(parse_assembly_precision("bf16"), AoffPrecision::kBf16);
   EXPECT_EQ(parse_assembly_precision("f32"), AoffPrecision::kF32);
   for (const auto& [name, words] : {std::pair{"f64",

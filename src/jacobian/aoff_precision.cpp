@@ -6,6 +6,15 @@
 #include <optional>
 
 namespace fluxjac {
+namespace {
+
+std::uint32_t bits_of(float value) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
 
 void check_assembly_precision(AoffPrecision precision, const char* option) {
   if (precision == AoffPrecision::kF64)
@@ -32,8 +41,11 @@ float round_to_bf16(double x) {
 }
 
 void round_to_bf16(std::vector<float>& values) {
-  for (float& value : values) value = round_to_bf16(static_cast<double>(value));
+  for (float& value : values)  // a float whose low 16 bits are zero is a bfloat16 already, its own rounding
+    if ((bits_of(value) & 0xffffu) != 0) value = round_to_bf16(static_cast<double>(value));
 }
+
+std::uint16_t bf16_bits(float value) { return static_cast<std::uint16_t>(bits_of(value) >> 16); }
 
 float widen_bf16(std::uint16_t bits) {
   const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;

@@ -37,4 +37,8 @@ void round_to_bf16(std::vector<float>& values);
 /// \brief The float32 that holds the bfloat16 of these bits exactly: they are its high 16 bits.
 float widen_bf16(std::uint16_t bits);
 
+/// \brief The bits of the bfloat16 a float32 holds (one that round_to_bf16 gave or widen_bf16 made): its high 16
+/// bits; widen_bf16's inverse.
+std::uint16_t bf16_bits(float value);
+
 }  // namespace fluxjac

@@ -333,11 +333,7 @@ SolveOutcome solve_step_on_device(const EdgeMesh& mesh, const FlowState& state, 
   col_idx.upload(pattern.col_idx.data(), pattern.col_idx.size());
   if (bf16) {
     std::vector<std::uint16_t> halves(jacobian.aoff.size());
-    for (std::size_t k = 0; k < jacobian.aoff.size(); ++k) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &jacobian.aoff[k], sizeof bits);
-      halves[k] = static_cast<std::uint16_t>(bits >> 16);
-    }
+    std::transform(jacobian.aoff.begin(), jacobian.aoff.end(), halves.begin(), bf16_bits);
     aoff_bf16.upload(halves.data(), halves.size());
   } else {
     aoff.upload(jacobian.aoff.data(), jacobian.aoff.size());
